@@ -1,0 +1,70 @@
+import { canonicalHashHex } from '../../protocol/digest.js';
+import type { PartyId } from '../../protocol/party.js';
+import type { Pact, PactParty, PactState, Proposal, Share } from './types.js';
+
+/** A deadline is due from its instant on. */
+export const isDue = (deadline: number | null, at: number): boolean => deadline !== null && at >= deadline;
+
+export const partyOf = (pact: Pact, party: PartyId): PactParty | undefined =>
+  pact.parties.find((p) => p.party === party);
+
+export const isFunded = (pact: Pact, party: PartyId): boolean => partyOf(pact, party)?.confirmed === true;
+
+export const isNonProposerParty = (pact: Pact, party: PartyId): boolean =>
+  party !== pact.proposer && partyOf(pact, party) !== undefined;
+
+/** Every required party funded and at least `minParties` funded. */
+export function activationReady(pact: Pact): boolean {
+  const funded = pact.parties.filter((p) => p.confirmed);
+  return pact.parties.every((p) => !p.required || p.confirmed) && funded.length >= pact.minParties;
+}
+
+/** The parties whose cosign settles a proposal: every funded non-proposer. */
+export const cosigners = (pact: Pact): PartyId[] =>
+  pact.parties.filter((p) => p.confirmed && p.party !== pact.proposer).map((p) => p.party);
+
+export const hasCosigned = (pact: Pact, party: PartyId): boolean => pact.cosigns.some((c) => c.party === party);
+
+export function allCosignedWith(pact: Pact, party: PartyId): boolean {
+  return cosigners(pact).every((p) => p === party || hasCosigned(pact, p));
+}
+
+/** The deadline that ends the current state, if it has one. */
+export function currentDeadline(pact: Pact): number | null {
+  const byState: Record<PactState, number | null> = {
+    CREATED: pact.fundBy,
+    ACTIVE: pact.performBy,
+    PROPOSED: pact.objectBy,
+    DISPUTED: pact.verdictBy,
+    SETTLED: null,
+    CANCELLED: null,
+  };
+  return byState[pact.state];
+}
+
+/** Mutual cancel needs every party's approval. */
+export const approvedByAll = (pact: Pact, approvedBy: PartyId[]): boolean =>
+  pact.parties.every((p) => approvedBy.includes(p.party));
+
+/** Why a distribution cannot stand for this pact, or undefined when it can. */
+export function distributionProblem(pact: Pact, shares: Share[]): string | undefined {
+  const seen = new Set<PartyId>();
+  let total = 0;
+  for (const share of shares) {
+    if (!isFunded(pact, share.party)) return `${share.party} is not a funded party of this pact`;
+    if (seen.has(share.party)) return `${share.party} appears twice`;
+    seen.add(share.party);
+    total += share.bp;
+  }
+  return total === 10_000 ? undefined : `bp values sum to ${total}, not 10000`;
+}
+
+/** Freezes terms, proposer, evidence and distribution. */
+export function inputHashOf(pact: Pact, proposal: Proposal): string {
+  return canonicalHashHex({
+    terms: pact.terms,
+    proposer: pact.proposer,
+    evidence: proposal.evidence,
+    distribution: proposal.distribution,
+  });
+}

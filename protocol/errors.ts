@@ -1,0 +1,39 @@
+/** Every error the service answers with: a stable code, its HTTP status, and words for people. */
+export const ERROR_STATUS = {
+  invalid_request: 400,
+  evaluator_policy_is_server_owned: 400,
+  rail_not_available: 400,
+  invalid_signature: 401,
+  payment_required: 402,
+  payment_failed: 402,
+  forbidden: 403,
+  not_found: 404,
+  stateNonce_mismatch: 409,
+  already_funded: 409,
+  already_cosigned: 409,
+  invalid_state: 409,
+  inputHash_mismatch: 409,
+  too_large: 413,
+  deadline_passed: 422,
+  too_early: 422,
+  stale_issuedAt: 422,
+  expiresAt_after_deadline: 422,
+  internal_error: 500,
+  unavailable: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export interface PactError {
+  error: ErrorCode;
+  message: string;
+  [detail: string]: unknown;
+}
+
+export function pactError(error: ErrorCode, message: string, details: Record<string, unknown> = {}): PactError {
+  return { error, message, ...details };
+}
+
+export function statusOf(error: PactError): number {
+  return ERROR_STATUS[error.error];
+}
