@@ -46,17 +46,19 @@ export function currentDeadline(pact: Pact): number | null {
 export const approvedByAll = (pact: Pact, approvedBy: PartyId[]): boolean =>
   pact.parties.every((p) => approvedBy.includes(p.party));
 
+/** Why shares cannot form a distribution of any pot: repeats, or a sum other than 10000 bp. */
+export function sharesProblem(shares: Share[]): string | undefined {
+  const parties = new Set(shares.map((s) => s.party));
+  if (parties.size !== shares.length) return 'a party appears twice in the distribution';
+  const total = shares.reduce((sum, s) => sum + s.bp, 0);
+  return total === 10_000 ? undefined : `bp values sum to ${total}, not 10000`;
+}
+
 /** Why a distribution cannot stand for this pact, or undefined when it can. */
 export function distributionProblem(pact: Pact, shares: Share[]): string | undefined {
-  const seen = new Set<PartyId>();
-  let total = 0;
-  for (const share of shares) {
-    if (!isFunded(pact, share.party)) return `${share.party} is not a funded party of this pact`;
-    if (seen.has(share.party)) return `${share.party} appears twice`;
-    seen.add(share.party);
-    total += share.bp;
-  }
-  return total === 10_000 ? undefined : `bp values sum to ${total}, not 10000`;
+  const outsider = shares.find((s) => !isFunded(pact, s.party));
+  if (outsider) return `${outsider.party} is not a funded party of this pact`;
+  return sharesProblem(shares);
 }
 
 /** Freezes terms, proposer, evidence and distribution. */

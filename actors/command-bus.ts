@@ -1,0 +1,79 @@
+import { randomUUID } from 'node:crypto';
+import { createInbox, type Subscription } from '@nats-io/transport-node';
+import { pactError } from '../protocol/errors.js';
+import type { Nats } from './nats.js';
+import type { CommandMessage, CommandReply } from './messages.js';
+import { commandSubject, partitionOf } from './subjects.js';
+
+type Waiter = { resolve: (reply: CommandReply) => void; timer: NodeJS.Timeout };
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/**
+ * Sends commands into PACT_CMD and waits for the owning host's answer on a private inbox.
+ * A publish that fails is retried with the same Nats-Msg-Id, so JetStream keeps one copy.
+ */
+export class CommandBus {
+  private readonly waiters = new Map<string, Waiter>();
+  private readonly inbox = createInbox('_INBOX_PACT');
+  private readonly subscription: Subscription;
+
+  constructor(
+    private readonly nats: Nats,
+    private readonly partitions: number,
+    private readonly timeoutMs: number,
+  ) {
+    this.subscription = nats.nc.subscribe(`${this.inbox}.*`, {
+      callback: (error, message) => {
+        if (error) return;
+        const id = message.subject.slice(this.inbox.length + 1);
+        this.settle(id, JSON.parse(decoder.decode(message.data)) as CommandReply);
+      },
+    });
+  }
+
+  async send(pactId: string, command: CommandMessage['command']): Promise<CommandReply> {
+    const id = randomUUID();
+    const message: CommandMessage = { id, pactId, command, replyTo: `${this.inbox}.${id}` };
+    const reply = new Promise<CommandReply>((resolve) => {
+      const timer = setTimeout(
+        () => this.settle(id, { ok: false, error: pactError('unavailable', 'no answer from the pact’s host in time; the outcome is unknown, read the pact and retry') }),
+        this.timeoutMs,
+      );
+      this.waiters.set(id, { resolve, timer });
+    });
+    try {
+      await this.publish(pactId, id, message);
+    } catch {
+      this.settle(id, { ok: false, error: pactError('unavailable', 'the command queue is not reachable; retry') });
+    }
+    return reply;
+  }
+
+  close(): void {
+    this.subscription.unsubscribe();
+    for (const id of [...this.waiters.keys()]) this.settle(id, { ok: false, error: pactError('unavailable', 'shutting down') });
+  }
+
+  private async publish(pactId: string, id: string, message: CommandMessage): Promise<void> {
+    const subject = commandSubject(partitionOf(pactId, this.partitions));
+    const data = encoder.encode(JSON.stringify(message));
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.nats.js.publish(subject, data, { msgID: id });
+        return;
+      } catch (error) {
+        if (attempt >= 3) throw error;
+      }
+    }
+  }
+
+  private settle(id: string, reply: CommandReply): void {
+    const waiter = this.waiters.get(id);
+    if (!waiter) return;
+    this.waiters.delete(id);
+    clearTimeout(waiter.timer);
+    waiter.resolve(reply);
+  }
+}

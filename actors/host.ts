@@ -1,0 +1,153 @@
+import { AckPolicy, DeliverPolicy, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
+import { pactError } from '../protocol/errors.js';
+import type { Clock } from '../runtime/clock.js';
+import type { Nats } from './nats.js';
+import { Leases } from './leases.js';
+import type { CommandMessage, CommandReply } from './messages.js';
+import { PactActor, type ActorDeps } from './pact-actor.js';
+import { CMD_STREAM, commandSubject, partitionConsumer, partitionOf } from './subjects.js';
+
+export interface HostOptions {
+  hostId: string;
+  partitions: number;
+  /** Actors idle this long are passivated (dropped from memory; their snapshot is already stored). */
+  idleMs?: number;
+  maxActors?: number;
+}
+
+interface Live {
+  actor: Promise<PactActor>;
+  queue: Promise<unknown>;
+  busy: number;
+  lastUsed: number;
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * Owns partitions (by lease) and runs one actor per pact in them. Commands of one pact are applied in
+ * order, one at a time; different pacts run concurrently.
+ */
+export class ActorHost {
+  private readonly live = new Map<string, Live>();
+  private readonly consumers = new Map<number, ConsumerMessages>();
+  private readonly leases: Leases;
+  private sweeper: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly nats: Nats,
+    private readonly deps: ActorDeps,
+    private readonly clock: Clock,
+    private readonly options: HostOptions,
+  ) {
+    this.leases = new Leases(nats.leases, options.hostId, options.partitions, (owned) => this.follow(owned));
+  }
+
+  async start(): Promise<void> {
+    await this.leases.start(5_000);
+    this.sweeper = setInterval(() => this.passivateIdle(), 10_000);
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.sweeper);
+    this.leases.stop();
+    await Promise.all([...this.consumers.values()].map((c) => c.close()));
+    await Promise.allSettled([...this.live.values()].map((l) => l.queue));
+  }
+
+  get liveActors(): number {
+    return this.live.size;
+  }
+
+  /** Starts consuming the partitions it now owns, stops the ones it lost and forgets their actors. */
+  private async follow(owned: ReadonlySet<number>): Promise<void> {
+    for (const [partition, messages] of this.consumers) {
+      if (owned.has(partition)) continue;
+      await messages.close();
+      this.consumers.delete(partition);
+      for (const pactId of this.live.keys()) {
+        if (partitionOf(pactId, this.options.partitions) === partition) this.live.delete(pactId);
+      }
+    }
+    for (const partition of owned) {
+      if (!this.consumers.has(partition)) this.consumers.set(partition, await this.consume(partition));
+    }
+  }
+
+  private async consume(partition: number): Promise<ConsumerMessages> {
+    const name = partitionConsumer(partition);
+    await this.nats.jsm.consumers.add(CMD_STREAM, {
+      durable_name: name,
+      filter_subject: commandSubject(partition),
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: DeliverPolicy.All,
+      ack_wait: 30_000_000_000,
+      max_ack_pending: 1_000,
+    });
+    const consumer = await this.nats.js.consumers.get(CMD_STREAM, name);
+    const messages = await consumer.consume({ max_messages: 256 });
+    void (async () => {
+      for await (const message of messages) this.dispatch(message);
+    })();
+    return messages;
+  }
+
+  private dispatch(message: JsMsg): void {
+    let command: CommandMessage;
+    try {
+      command = message.json<CommandMessage>();
+    } catch {
+      message.term();
+      return;
+    }
+    void this.run(command)
+      .then((reply) => {
+        if (command.replyTo) this.nats.nc.publish(command.replyTo, encoder.encode(JSON.stringify(reply)));
+        message.ack();
+      })
+      .catch((error) => {
+        console.error(`command ${command.id} on ${command.pactId} failed; it will be redelivered`, error);
+        message.nak(1_000);
+      });
+  }
+
+  /** Queues the command behind the pact's earlier ones. */
+  run(command: CommandMessage): Promise<CommandReply> {
+    const live = this.liveActor(command.pactId);
+    live.busy++;
+    const result = live.queue.then(async () => {
+      const actor = await live.actor;
+      return actor.handle(command, this.clock.now());
+    });
+    live.queue = result.catch(() => undefined).finally(() => {
+      live.busy--;
+      live.lastUsed = Date.now();
+    });
+    return result.catch((error) => {
+      this.live.delete(command.pactId); // reload from snapshot + journal on the next command
+      if (error instanceof Error && /timeout|connection/i.test(error.message)) {
+        return { ok: false, error: pactError('unavailable', 'the journal did not answer; retry') } as CommandReply;
+      }
+      throw error;
+    });
+  }
+
+  private liveActor(pactId: string): Live {
+    let live = this.live.get(pactId);
+    if (!live) {
+      const actor = PactActor.load(pactId, this.deps);
+      live = { actor, queue: actor, busy: 0, lastUsed: Date.now() };
+      actor.catch(() => this.live.delete(pactId));
+      this.live.set(pactId, live);
+      if (this.live.size > (this.options.maxActors ?? 10_000)) this.passivateIdle(0);
+    }
+    return live;
+  }
+
+  private passivateIdle(idleMs = this.options.idleMs ?? 60_000): void {
+    const cutoff = Date.now() - idleMs;
+    for (const [pactId, live] of this.live) {
+      if (live.busy === 0 && live.lastUsed <= cutoff) this.live.delete(pactId);
+    }
+  }
+}

@@ -1,0 +1,76 @@
+import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
+import type { PactEvent } from '../machines/pact/events.js';
+import type { Pact, Payout } from '../machines/pact/types.js';
+import { JOURNAL_STREAM, journalSubject } from './subjects.js';
+
+export type JournalEvent = PactEvent | { type: 'created'; at: number };
+
+/** One applied command: the event, the pact after it, and the payouts it planned. */
+export interface JournalEntry {
+  pactId: string;
+  /** The pact's stateNonce after this entry. */
+  nonce: number;
+  commandId: string;
+  event: JournalEvent;
+  pact: Pact;
+  payouts: Payout[];
+}
+
+export interface Positioned<T> {
+  seq: number;
+  value: T;
+}
+
+export class ExpectedSequenceMismatch extends Error {}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+export const encodeEntry = (entry: JournalEntry) => encoder.encode(JSON.stringify(entry));
+export const decodeEntry = (data: Uint8Array) => JSON.parse(decoder.decode(data)) as JournalEntry;
+
+/** The pact journal on JetStream: the source of truth. One subject per pact; appends are compare-and-set. */
+export class Journal {
+  constructor(
+    private readonly js: JetStreamClient,
+    private readonly jsm: JetStreamManager,
+  ) {}
+
+  /**
+   * Appends `entry` only if the pact's last journal sequence is still `expectedLastSeq` (0: no entry yet),
+   * so two hosts that both think they own a pact can never both write. Resolves to the stream sequence.
+   */
+  async append(entry: JournalEntry, expectedLastSeq: number): Promise<number> {
+    try {
+      const ack = await this.js.publish(journalSubject(entry.pactId), encodeEntry(entry), {
+        msgID: `${entry.pactId}:${entry.nonce}`,
+        expect: { lastSubjectSequence: expectedLastSeq, streamName: JOURNAL_STREAM },
+      });
+      return ack.seq;
+    } catch (error) {
+      if (/wrong last sequence/i.test(String(error))) throw new ExpectedSequenceMismatch(String(error));
+      throw error;
+    }
+  }
+
+  /** Entries of one pact after stream sequence `afterSeq`, in order. */
+  async entriesAfter(pactId: string, afterSeq: number): Promise<Positioned<JournalEntry>[]> {
+    const entries: Positioned<JournalEntry>[] = [];
+    let seq = afterSeq + 1;
+    for (;;) {
+      const message = await this.getMessage({ seq, next_by_subj: journalSubject(pactId) });
+      if (!message) return entries;
+      entries.push({ seq: message.seq, value: decodeEntry(message.data) });
+      seq = message.seq + 1;
+    }
+  }
+
+  private async getMessage(query: { seq: number; next_by_subj: string }) {
+    try {
+      return await this.jsm.streams.getMessage(JOURNAL_STREAM, query);
+    } catch (error) {
+      if (/no message found|10037/i.test(String(error))) return undefined;
+      throw error;
+    }
+  }
+}

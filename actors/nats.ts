@@ -1,0 +1,52 @@
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { jetstream, jetstreamManager, RetentionPolicy, StorageType, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import { Kvm, type KV } from '@nats-io/kv';
+import { CMD_STREAM, JOURNAL_STREAM, LEASE_BUCKET } from './subjects.js';
+
+const NANOS_PER_MS = 1_000_000;
+
+export interface Nats {
+  nc: NatsConnection;
+  js: JetStreamClient;
+  jsm: JetStreamManager;
+  leases: KV;
+}
+
+export interface NatsOptions {
+  url: string;
+  /** Stream replicas: 1 on one node, 3 in a cluster. */
+  replicas?: number;
+  leaseTtlMs?: number;
+}
+
+/** Connects and makes sure the streams and the lease bucket exist. */
+export async function connectNats(options: NatsOptions): Promise<Nats> {
+  const nc = await connect({ servers: options.url, maxReconnectAttempts: -1, name: 'pact' });
+  const jsm = await jetstreamManager(nc);
+  const replicas = options.replicas ?? 1;
+  await ensureStream(jsm, {
+    name: CMD_STREAM,
+    subjects: ['pact.cmd.>'],
+    retention: RetentionPolicy.Workqueue,
+    storage: StorageType.File,
+    num_replicas: replicas,
+    duplicate_window: 120_000 * NANOS_PER_MS,
+  });
+  await ensureStream(jsm, {
+    name: JOURNAL_STREAM,
+    subjects: ['pact.evt.>'],
+    retention: RetentionPolicy.Limits,
+    storage: StorageType.File,
+    num_replicas: replicas,
+  });
+  const leases = await new Kvm(nc).create(LEASE_BUCKET, { ttl: options.leaseTtlMs ?? 15_000, replicas, history: 1 });
+  return { nc, js: jetstream(nc), jsm, leases };
+}
+
+async function ensureStream(jsm: JetStreamManager, config: Parameters<JetStreamManager['streams']['add']>[0]) {
+  try {
+    await jsm.streams.info(config.name!);
+  } catch {
+    await jsm.streams.add(config);
+  }
+}

@@ -1,0 +1,89 @@
+import { AckPolicy, DeliverPolicy, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
+import type { Payout } from '../machines/pact/types.js';
+import type { PayoutPurpose, Rail } from '../rails/rail.js';
+import type { CommandBus } from './command-bus.js';
+import { decodeEntry } from './journal.js';
+import type { Nats } from './nats.js';
+import { JOURNAL_STREAM, PAYOUT_CONSUMER } from './subjects.js';
+
+const RETRY_DELAY_MS = 2_000;
+const purposeOf = (payout: Payout): PayoutPurpose => (payout.kind === 'pot' || payout.kind === 'fee' ? 'release' : 'refund');
+
+/**
+ * Executes the payouts each journal entry planned, on the pact's rail, keyed per payout, then records the
+ * rail references on the pact. The journal message is acknowledged only after that, so a crash anywhere
+ * leads to a retry, and the rail's keys make the retry pay nothing twice.
+ */
+export class PayoutWorker {
+  private messages: ConsumerMessages | undefined;
+
+  constructor(
+    private readonly nats: Nats,
+    private readonly rails: ReadonlyMap<string, Rail>,
+    private readonly bus: CommandBus,
+  ) {}
+
+  async start(): Promise<void> {
+    await this.nats.jsm.consumers.add(JOURNAL_STREAM, {
+      durable_name: PAYOUT_CONSUMER,
+      filter_subject: 'pact.evt.>',
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: DeliverPolicy.All,
+      ack_wait: 60_000_000_000,
+      max_ack_pending: 512,
+    });
+    const consumer = await this.nats.js.consumers.get(JOURNAL_STREAM, PAYOUT_CONSUMER);
+    this.messages = await consumer.consume({ max_messages: 128 });
+    void (async () => {
+      for await (const message of this.messages!) void this.handle(message);
+    })();
+  }
+
+  async stop(): Promise<void> {
+    await this.messages?.close();
+  }
+
+  /** Journal entries whose payouts are not yet all executed and recorded. */
+  async pending(): Promise<number> {
+    const info = await this.nats.jsm.consumers.info(JOURNAL_STREAM, PAYOUT_CONSUMER);
+    return info.num_pending + info.num_ack_pending;
+  }
+
+  private async handle(message: JsMsg): Promise<void> {
+    const entry = decodeEntry(message.data);
+    if (entry.payouts.length === 0) return message.ack();
+    try {
+      const rail = this.rails.get(entry.pact.rail);
+      if (!rail) throw new Error(`rail ${entry.pact.rail} is not configured`);
+      const paid = await this.execute(rail, entry.pact.asset, entry.payouts);
+      if (paid.length > 0) {
+        const reply = await this.bus.send(entry.pactId, { type: 'recordPayouts', paid });
+        if (!reply.ok) throw new Error(`recording payouts failed: ${reply.error.error}`);
+      }
+      if (paid.length === entry.payouts.length) message.ack();
+      else message.nak(RETRY_DELAY_MS);
+    } catch (error) {
+      console.error(`payouts of ${entry.pactId} nonce ${entry.nonce} will be retried:`, String(error));
+      message.nak(RETRY_DELAY_MS);
+    }
+  }
+
+  private async execute(rail: Rail, asset: string, payouts: Payout[]) {
+    const paid: { key: string; railRef: string }[] = [];
+    for (const payout of payouts) {
+      try {
+        const receipt = await rail.payout({
+          key: payout.key,
+          pactId: payout.key.split(':')[0]!,
+          payee: payout.party,
+          amount: { amount: payout.amount, asset },
+          purpose: purposeOf(payout),
+        });
+        paid.push({ key: payout.key, railRef: receipt.ref });
+      } catch (error) {
+        console.error(`payout ${payout.key} failed:`, String(error));
+      }
+    }
+    return paid;
+  }
+}

@@ -1,0 +1,97 @@
+import type { PactSpec } from '../machines/pact/spec.js';
+import type { FeeFrom, Pact, Proposal, Share } from '../machines/pact/types.js';
+import { signed, signPayload, type KeyPair } from '../protocol/sign.js';
+import type { Action, UnsignedCall } from '../protocol/signed-call.js';
+
+export interface HttpResult<T = any> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
+
+/** A thin SDK over the HTTP API: it signs every call with the agent's key (noble) and returns status + body. */
+export class PactClient {
+  constructor(
+    readonly baseUrl: string,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async request<T = any>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<HttpResult<T>> {
+    const response = await fetch(`${this.baseUrl}${path}`, {
+      method,
+      headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    });
+    const text = await response.text();
+    return { status: response.status, body: text ? JSON.parse(text) : undefined, headers: response.headers };
+  }
+
+  /** A SignedCall for `action`, signed by `key`. */
+  signedCall<T>(key: KeyPair, action: Action, pactId: string, stateNonce: number, call: T, issuedAt = this.now()) {
+    const envelope: UnsignedCall<T> = { action, call, pactId, stateNonce, issuedAt, signer: key.party };
+    return signed(envelope, key);
+  }
+
+  create(key: KeyPair, spec: PactSpec, issuedAt?: number) {
+    return this.request<{ pact: Pact }>('POST', '/pacts', this.signedCall(key, 'pacts.create', '', 0, spec, issuedAt));
+  }
+
+  get(pactId: string) {
+    return this.request<{ pact: Pact }>('GET', `/pacts/${pactId}`);
+  }
+
+  list(query: Record<string, string | number>) {
+    const search = new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)]));
+    return this.request<{ pacts: Pact[]; nextSince: number | null }>('GET', `/pacts?${search}`);
+  }
+
+  async nonceOf(pactId: string): Promise<number> {
+    return (await this.get(pactId)).body.pact.stateNonce;
+  }
+
+  /** The two-call 402 flow: a proofless call for the requirement, then the same call with X-PAYMENT. */
+  async fund(key: KeyPair, pactId: string, proof: unknown = { scheme: 'mock' }) {
+    const call = this.signedCall(key, 'pacts.fund', pactId, await this.nonceOf(pactId), {});
+    const quote = await this.request('POST', `/pacts/${pactId}/fund`, call);
+    if (quote.status !== 402) return quote;
+    return this.request<{ pact: Pact }>('POST', `/pacts/${pactId}/fund`, call, { 'x-payment': JSON.stringify(proof) });
+  }
+
+  async signedRoute(key: KeyPair, route: string, action: Action, pactId: string, call: unknown, nonce?: number) {
+    const stateNonce = nonce ?? (await this.nonceOf(pactId));
+    return this.request<{ pact: Pact }>('POST', `/pacts/${pactId}/${route}`, this.signedCall(key, action, pactId, stateNonce, call));
+  }
+
+  withdraw(key: KeyPair, pactId: string) {
+    return this.signedRoute(key, 'withdraw', 'pacts.withdraw', pactId, {});
+  }
+
+  propose(key: KeyPair, pactId: string, proposal: Proposal) {
+    return this.signedRoute(key, 'propose', 'pacts.propose', pactId, proposal);
+  }
+
+  cosign(key: KeyPair, pactId: string) {
+    return this.signedRoute(key, 'cosign', 'pacts.cosign', pactId, {});
+  }
+
+  object(key: KeyPair, pactId: string, reason: string) {
+    return this.signedRoute(key, 'object', 'pacts.object', pactId, { reason });
+  }
+
+  /** Mutual cancel: every key in `approvers` signs the approval; `key` submits. */
+  async cancel(key: KeyPair, pactId: string, approvers: KeyPair[], expiresAt: number) {
+    const stateNonce = await this.nonceOf(pactId);
+    const approval = { action: 'cancel', pactId, stateNonce, expiresAt };
+    const sigs = approvers.map((a) => ({ signer: a.party, sig: signPayload(approval, a) }));
+    return this.signedRoute(key, 'cancel', 'pacts.cancel', pactId, { expiresAt, sigs }, stateNonce);
+  }
+
+  verdict(evaluator: KeyPair, pactId: string, inputHash: string, distribution: Share[], feeFrom: FeeFrom, reason?: string) {
+    const body = { pactId, inputHash, distribution, feeFrom, ...(reason ? { reason } : {}), issuedAt: this.now(), signer: evaluator.party };
+    return this.request<{ pact: Pact }>('POST', `/pacts/${pactId}/verdict`, signed(body, evaluator));
+  }
+
+  poke(pactId: string) {
+    return this.request<{ pact: Pact }>('POST', `/pacts/${pactId}/poke`);
+  }
+}

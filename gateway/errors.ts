@@ -1,0 +1,25 @@
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import { pactError, statusOf, type PactError } from '../protocol/errors.js';
+
+export function sendError(reply: FastifyReply, error: PactError): FastifyReply {
+  return reply.code(statusOf(error)).send(error);
+}
+
+/** Every failure leaves in the one error shape `{ error, message, ...details }`. */
+export function installErrorHandling(app: FastifyInstance): void {
+  app.setNotFoundHandler((request, reply) => sendError(reply, pactError('not_found', `no route ${request.method} ${request.url}`)));
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (error.validation) {
+      const first = error.validation[0];
+      const missing = (first?.params as { missingProperty?: string } | undefined)?.missingProperty;
+      const field = [first?.instancePath.replace(/^\//, '').replaceAll('/', '.'), missing].filter(Boolean).join('.');
+      return sendError(reply, pactError('invalid_request', `${error.validationContext ?? 'body'}${first?.instancePath ?? ''} ${first?.message ?? 'is invalid'}`, { field: field || error.validationContext }));
+    }
+    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return sendError(reply, pactError('too_large', 'the body is too large'));
+    if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
+      return sendError(reply, pactError('invalid_request', error.message));
+    }
+    request.log.error(error);
+    return sendError(reply, pactError('internal_error', 'something went wrong on our side'));
+  });
+}

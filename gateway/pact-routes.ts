@@ -1,0 +1,167 @@
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { CommandBus } from '../actors/command-bus.js';
+import type { CommandMessage, CommandReply } from '../actors/messages.js';
+import type { PactCommand } from '../machines/pact/commands.js';
+import { sharesProblem } from '../machines/pact/rules.js';
+import { specProblem, type PactSpec } from '../machines/pact/spec.js';
+import type { PactState, Proposal, VerdictBody } from '../machines/pact/types.js';
+import { canonicalHashHex } from '../protocol/digest.js';
+import { pactError, type PactError } from '../protocol/errors.js';
+import type { PartyId } from '../protocol/party.js';
+import { signedPart, type SignedCall } from '../protocol/signed-call.js';
+import { verifySignature } from '../protocol/verify.js';
+import type { ReadModel } from '../projection/read-model.js';
+import type { Projector } from '../projection/projector.js';
+import type { Clock } from '../runtime/clock.js';
+import { sendError } from './errors.js';
+import { listQuery, signedCallSchema, verdictSchema, type PactAction } from './schemas.js';
+import { issuedAtProblem, signatureProblem } from './signed-call.js';
+
+export interface PactRouteDeps {
+  bus: CommandBus;
+  readModel: ReadModel;
+  projector: Projector;
+  clock: Clock;
+}
+
+const PACT_ID = /^p_[0-9a-f]{32}$/;
+const DEFAULT_LIMIT = 50;
+const MAX_LIMIT = 200;
+
+type Params = { id: string };
+type Built = { command: PactCommand } | { error: PactError };
+
+/** How each signed route turns its verified call into a command. */
+const SIGNED_ROUTES: { path: string; action: PactAction; build: (call: SignedCall<any>, payment?: string) => Built }[] = [
+  {
+    path: 'fund',
+    action: 'pacts.fund',
+    build: (body, payment) => {
+      const proof = payment === undefined ? null : parsePaymentHeader(payment);
+      if (proof === undefined) return { error: pactError('invalid_request', 'X-PAYMENT is neither JSON nor base64 JSON', { field: 'X-PAYMENT' }) };
+      return { command: { type: 'fund', signer: body.signer, stateNonce: body.stateNonce, proof } };
+    },
+  },
+  { path: 'withdraw', action: 'pacts.withdraw', build: (body) => ({ command: { type: 'withdraw', signer: body.signer, stateNonce: body.stateNonce } }) },
+  {
+    path: 'propose',
+    action: 'pacts.propose',
+    build: (body: SignedCall<Proposal>) => {
+      const problem = sharesProblem(body.call.distribution);
+      if (problem) return { error: pactError('invalid_request', problem, { field: 'call.distribution' }) };
+      return { command: { type: 'propose', signer: body.signer, stateNonce: body.stateNonce, proposal: body.call } };
+    },
+  },
+  { path: 'cosign', action: 'pacts.cosign', build: (body) => ({ command: { type: 'cosign', signer: body.signer, stateNonce: body.stateNonce } }) },
+  {
+    path: 'object',
+    action: 'pacts.object',
+    build: (body: SignedCall<{ reason: string }>) => ({
+      command: { type: 'object', signer: body.signer, stateNonce: body.stateNonce, reason: body.call.reason },
+    }),
+  },
+  { path: 'cancel', action: 'pacts.cancel', build: cancelCommand },
+];
+
+export function registerPactRoutes(app: FastifyInstance, deps: PactRouteDeps): void {
+  const answer = async (reply: FastifyReply, result: CommandReply) => {
+    if (!result.ok) return sendError(reply, result.error);
+    await deps.projector.reached(result.seq); // read-your-writes for the caller's next GET
+    return reply.send({ pact: result.pact });
+  };
+  const send = (pactId: string, command: CommandMessage['command']) => deps.bus.send(pactId, command);
+
+  app.post<{ Body: SignedCall<PactSpec> }>('/pacts', { schema: { body: signedCallSchema('pacts.create') } }, async (request, reply) => {
+    const body = request.body;
+    const refused =
+      signatureProblem(body, 'pacts.create', '') ??
+      (body.stateNonce !== 0 ? pactError('invalid_request', 'create takes stateNonce 0', { field: 'stateNonce' }) : undefined) ??
+      specProblem(body.call) ??
+      issuedAtProblem(body.issuedAt, deps.clock.now());
+    if (refused) return sendError(reply, refused);
+    const pactId = `p_${canonicalHashHex(signedPart(body)).slice(0, 32)}`;
+    return answer(reply, await send(pactId, { type: 'create', spec: body.call, signer: body.signer }));
+  });
+
+  for (const route of SIGNED_ROUTES) {
+    app.post<{ Params: Params; Body: SignedCall<any> }>(
+      `/pacts/:id/${route.path}`,
+      { schema: { body: signedCallSchema(route.action) } },
+      async (request, reply) => {
+        const { id } = request.params;
+        if (!PACT_ID.test(id)) return sendError(reply, unknownPact(id));
+        const refused = signatureProblem(request.body, route.action, id);
+        if (refused) return sendError(reply, refused);
+        const built = route.build(request.body, request.headers['x-payment'] as string | undefined);
+        if ('error' in built) return sendError(reply, built.error);
+        return answer(reply, await send(id, built.command));
+      },
+    );
+  }
+
+  app.post<{ Params: Params; Body: VerdictBody }>('/pacts/:id/verdict', { schema: { body: verdictSchema } }, async (request, reply) => {
+    const { id } = request.params;
+    if (!PACT_ID.test(id)) return sendError(reply, unknownPact(id));
+    const verdict = request.body;
+    if (verdict.pactId !== id) return sendError(reply, pactError('invalid_signature', `the verdict is signed for pact "${verdict.pactId}"`));
+    if (!verifySignature(verdict.signer, signedPart(verdict), verdict.sig)) {
+      return sendError(reply, pactError('invalid_signature', 'the verdict signature does not verify'));
+    }
+    const problem = sharesProblem(verdict.distribution);
+    if (problem) return sendError(reply, pactError('invalid_request', problem, { field: 'distribution' }));
+    return answer(reply, await send(id, { type: 'verdict', verdict }));
+  });
+
+  app.post<{ Params: Params }>('/pacts/:id/poke', async (request, reply) => {
+    const { id } = request.params;
+    if (!PACT_ID.test(id)) return sendError(reply, unknownPact(id));
+    return answer(reply, await send(id, { type: 'poke' }));
+  });
+
+  app.get<{ Params: Params }>('/pacts/:id', async (request, reply) => {
+    const pact = PACT_ID.test(request.params.id) ? await deps.readModel.get(request.params.id) : undefined;
+    return pact ? { pact } : sendError(reply, unknownPact(request.params.id));
+  });
+
+  app.get<{ Querystring: Record<string, string | undefined> }>('/pacts', { schema: { querystring: listQuery } }, async (request, reply) => {
+    const q = request.query;
+    const limit = q.limit === undefined ? DEFAULT_LIMIT : Number(q.limit);
+    if (limit > MAX_LIMIT) return sendError(reply, pactError('invalid_request', `limit is at most ${MAX_LIMIT}`, { field: 'limit' }));
+    return deps.readModel.list({
+      party: q.party,
+      state: q.state as PactState | undefined,
+      groupId: q.groupId,
+      since: q.since === undefined ? undefined : Number(q.since),
+      limit,
+    });
+  });
+}
+
+const unknownPact = (id: string) => pactError('not_found', `no pact ${id}`);
+
+/** X-PAYMENT carries the proof as JSON or base64-encoded JSON; undefined when it is neither. */
+export function parsePaymentHeader(header: string): unknown {
+  for (const text of [header, Buffer.from(header, 'base64').toString('utf8')]) {
+    try {
+      const value: unknown = JSON.parse(text);
+      if (typeof value === 'object' && value !== null) return value;
+    } catch {
+      // try the next form
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Every party approves a mutual cancel by signing `{ action: "cancel", pactId, stateNonce, expiresAt }`.
+ * The submitter's own signed call counts as its approval. A bad approval signature is a 401.
+ */
+function cancelCommand(body: SignedCall<{ expiresAt: number; sigs: { signer: PartyId; sig: string }[] }>): Built {
+  const approval = { action: 'cancel', pactId: body.pactId, stateNonce: body.stateNonce, expiresAt: body.call.expiresAt };
+  const forged = body.call.sigs.find((s) => !verifySignature(s.signer, approval, s.sig));
+  if (forged) return { error: pactError('invalid_signature', `the cancel approval of ${forged.signer} does not verify`) };
+  const approvedBy = [...new Set([body.signer, ...body.call.sigs.map((s) => s.signer)])];
+  return {
+    command: { type: 'cancel', signer: body.signer, stateNonce: body.stateNonce, expiresAt: body.call.expiresAt, approvedBy },
+  };
+}

@@ -1,0 +1,128 @@
+import type { AbstractBatchOperation } from 'abstract-level';
+import type { Pact, PactState } from '../machines/pact/types.js';
+import type { JsonLevel } from '../storage/level.js';
+
+export interface ListFilter {
+  party?: string;
+  state?: PactState;
+  groupId?: string;
+  /** Exclusive lower bound on `updatedAt`, in milliseconds. */
+  since?: number;
+  limit: number;
+}
+
+export interface ListPage {
+  pacts: Pact[];
+  /** Pass as `since` for the next page; null when this page is the last. */
+  nextSince: number | null;
+}
+
+const SCAN_LIMIT = 5_000;
+const pad = (ms: number) => String(ms).padStart(15, '0');
+
+/** Index prefixes, most selective first. */
+function indexPrefixes(pact: Pick<Pact, 'parties' | 'state' | 'groupId'>): string[] {
+  return [
+    ...(pact.groupId !== null ? [`group!${pact.groupId}!`] : []),
+    ...pact.parties.map((p) => `party!${p.party}!`),
+    `state!${pact.state}!`,
+    'all!',
+  ];
+}
+
+function indexKeys(pact: Pact): string[] {
+  return indexPrefixes(pact).map((prefix) => `${prefix}${pad(pact.updatedAt)}!${pact.id}`);
+}
+
+/**
+ * The read model of pacts in LevelDB: each pact's latest record plus indexes by group, party, state and
+ * update time. Built only from the journal, so it can be deleted and rebuilt.
+ */
+export class ReadModel {
+  private readonly pacts;
+  private readonly index;
+  private readonly meta;
+
+  constructor(private readonly level: JsonLevel) {
+    this.pacts = level.sublevel<string, Pact>('pacts', { valueEncoding: 'json' });
+    this.index = level.sublevel<string, string>('index', { valueEncoding: 'utf8' });
+    this.meta = level.sublevel<string, number>('meta', { valueEncoding: 'json' });
+  }
+
+  get(id: string): Promise<Pact | undefined> {
+    return this.pacts.get(id);
+  }
+
+  async checkpoint(): Promise<number> {
+    return (await this.meta.get('journalSeq')) ?? 0;
+  }
+
+  /** Stores `pact` as of journal position `seq`, moving its index entries. */
+  async put(pact: Pact, seq: number): Promise<void> {
+    const previous = await this.pacts.get(pact.id);
+    const operations: AbstractBatchOperation<JsonLevel, string, unknown>[] = [
+      ...(previous ? indexKeys(previous).map((key) => ({ type: 'del' as const, key, sublevel: this.index })) : []),
+      ...indexKeys(pact).map((key) => ({ type: 'put' as const, key, value: pact.id, sublevel: this.index })),
+      { type: 'put', key: pact.id, value: pact, sublevel: this.pacts },
+      { type: 'put', key: 'journalSeq', value: seq, sublevel: this.meta },
+    ];
+    await this.level.batch(operations as never);
+  }
+
+  /** Pacts matching every filter, oldest update first; a page never splits one millisecond unless it must. */
+  async list(filter: ListFilter): Promise<ListPage> {
+    const prefix = filter.groupId !== undefined
+      ? `group!${filter.groupId}!`
+      : filter.party !== undefined
+        ? `party!${filter.party}!`
+        : filter.state !== undefined
+          ? `state!${filter.state}!`
+          : 'all!';
+    const matches: Pact[] = [];
+    let scanned = 0;
+    let more = false;
+    const start = filter.since !== undefined ? `${prefix}${pad(filter.since)}!\uffff` : prefix;
+    for await (const id of this.index.values({ gt: start, lt: `${prefix}\uffff` })) {
+      if (++scanned > SCAN_LIMIT || matches.length > filter.limit) {
+        more = true;
+        break;
+      }
+      const pact = await this.pacts.get(id);
+      if (pact && matchesAll(pact, filter)) matches.push(pact);
+    }
+    return page(matches, filter.limit, more);
+  }
+
+  async countInState(state: PactState): Promise<number> {
+    let count = 0;
+    for await (const _ of this.index.keys({ gt: `state!${state}!`, lt: `state!${state}!\uffff` })) count++;
+    return count;
+  }
+
+  async *inStates(states: PactState[]): AsyncGenerator<Pact> {
+    for (const state of states) {
+      for await (const id of this.index.values({ gt: `state!${state}!`, lt: `state!${state}!\uffff` })) {
+        const pact = await this.pacts.get(id);
+        if (pact) yield pact;
+      }
+    }
+  }
+}
+
+function matchesAll(pact: Pact, filter: ListFilter): boolean {
+  return (
+    (filter.party === undefined || pact.parties.some((p) => p.party === filter.party)) &&
+    (filter.state === undefined || pact.state === filter.state) &&
+    (filter.groupId === undefined || pact.groupId === filter.groupId) &&
+    (filter.since === undefined || pact.updatedAt > filter.since)
+  );
+}
+
+function page(matches: Pact[], limit: number, more: boolean): ListPage {
+  if (matches.length <= limit && !more) return { pacts: matches, nextSince: null };
+  let cut = Math.min(limit, matches.length);
+  const boundary = matches[cut]?.updatedAt;
+  while (cut > 1 && boundary !== undefined && matches[cut - 1]!.updatedAt === boundary) cut--;
+  const pacts = matches.slice(0, cut);
+  return { pacts, nextSince: pacts.at(-1)?.updatedAt ?? null };
+}

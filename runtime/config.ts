@@ -1,0 +1,41 @@
+import { resolve } from 'node:path';
+
+/** Everything the service reads from its environment, with its defaults. Listed in the README. */
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  natsUrl: string;
+  /** True when NATS_URL was given: then no private nats-server is started. */
+  natsUrlGiven: boolean;
+  testHooks: boolean;
+  evaluatorKeyFile: string | undefined;
+  evaluatorTimeoutMs: number;
+  partitions: number;
+  mockDefaultBalance: bigint;
+  commandTimeoutMs: number;
+}
+
+function integer(name: string, fallback: number, env: NodeJS.ProcessEnv): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer, got ${raw}`);
+  return value;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  return {
+    port: integer('PACT_PORT', 8402, env),
+    host: env.PACT_HOST || '127.0.0.1',
+    dataDir: resolve(env.PACT_DATA_DIR || './data'),
+    natsUrl: env.NATS_URL || 'nats://127.0.0.1:4222',
+    natsUrlGiven: Boolean(env.NATS_URL),
+    testHooks: env.PACT_TEST_HOOKS === '1',
+    evaluatorKeyFile: env.PACT_EVALUATOR_KEY_FILE || undefined,
+    evaluatorTimeoutMs: integer('PACT_EVALUATOR_TIMEOUT_MS', 24 * 3_600_000, env),
+    partitions: Math.max(1, integer('PACT_PARTITIONS', 8, env)),
+    mockDefaultBalance: BigInt(integer('PACT_MOCK_DEFAULT_BALANCE', 1_000_000_000, env)),
+    commandTimeoutMs: integer('PACT_COMMAND_TIMEOUT_MS', 10_000, env),
+  };
+}

@@ -1,0 +1,97 @@
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CommandBus } from '../actors/command-bus.js';
+import { ActorHost } from '../actors/host.js';
+import { Journal } from '../actors/journal.js';
+import { Keeper } from '../actors/keeper.js';
+import { connectNats } from '../actors/nats.js';
+import { PayoutWorker } from '../actors/payout-worker.js';
+import { SnapshotStore } from '../actors/snapshots.js';
+import { buildGateway } from '../gateway/app.js';
+import type { ServerPolicy } from '../machines/pact/spec.js';
+import { Projector } from '../projection/projector.js';
+import { ReadModel } from '../projection/read-model.js';
+import { MockRail } from '../rails/mock/mock-rail.js';
+import type { Rail } from '../rails/rail.js';
+import { openLevel } from '../storage/level.js';
+import { ManualOffsetClock } from './clock.js';
+import type { Config } from './config.js';
+import { loadKey, loadOrCreateKey } from './keys.js';
+import { natsEndpoint } from './nats-endpoint.js';
+
+const VERSION = '0.1.0';
+const OPEN_STATES = ['CREATED', 'ACTIVE', 'PROPOSED', 'DISPUTED'] as const;
+
+export interface PactNode {
+  url: string;
+  close(): Promise<void>;
+}
+
+function stableHostId(dataDir: string): string {
+  const file = join(dataDir, 'host-id');
+  if (!existsSync(file)) writeFileSync(file, randomUUID());
+  return readFileSync(file, 'utf8').trim();
+}
+
+/** Every role in one process: gateway, actor host, projector, keeper, payout worker. */
+export async function startPactNode(config: Config): Promise<PactNode> {
+  mkdirSync(config.dataDir, { recursive: true });
+  const clock = new ManualOffsetClock(config.testHooks ? join(config.dataDir, 'clock-offset') : undefined);
+  const evaluatorKey = config.evaluatorKeyFile
+    ? loadKey(config.evaluatorKeyFile)
+    : loadOrCreateKey(join(config.dataDir, 'keys', 'evaluator.seed'));
+  const serverKey = loadOrCreateKey(join(config.dataDir, 'keys', 'server.seed'));
+  const policy: ServerPolicy = {
+    evaluator: { pubkey: evaluatorKey.party, promptVersion: 'pact-eval-1', model: 'sandbox', timeoutMs: config.evaluatorTimeoutMs, onFailure: 'refund' },
+    arbitrationFeeRecipient: serverKey.party,
+  };
+
+  const natsServer = await natsEndpoint(config);
+  const nats = await connectNats({ url: natsServer.url });
+  const level = await openLevel(join(config.dataDir, 'leveldb'));
+  const mockLevel = await openLevel(join(config.dataDir, 'mock-rail'));
+  const mockRail = new MockRail(mockLevel, config.mockDefaultBalance);
+  const rails = new Map<string, Rail>([['mock', mockRail]]);
+
+  const bus = new CommandBus(nats, config.partitions, config.commandTimeoutMs);
+  const journal = new Journal(nats.js, nats.jsm);
+  const host = new ActorHost(nats, { journal, snapshots: new SnapshotStore(level), rails, policy }, clock, {
+    hostId: stableHostId(config.dataDir),
+    partitions: config.partitions,
+  });
+  await host.start();
+
+  const readModel = new ReadModel(level);
+  const projector = new Projector(nats, readModel);
+  const keeper = new Keeper(bus, clock);
+  projector.onEntry((entry) => keeper.track(entry.pact));
+  await projector.start();
+  for await (const pact of readModel.inStates([...OPEN_STATES])) keeper.track(pact);
+
+  const payoutWorker = new PayoutWorker(nats, rails, bus);
+  await payoutWorker.start();
+
+  const app = buildGateway({
+    bus, readModel, projector, clock, version: VERSION, rails, policy, serverParty: serverKey.party, keeper, payoutWorker,
+    testHooks: config.testHooks ? { clock, keeper, mockRail } : undefined,
+  });
+  await app.listen({ port: config.port, host: config.host });
+  void keeper.tick();
+
+  return {
+    url: `http://${config.host}:${config.port}`,
+    async close() {
+      await app.close();
+      keeper.stop();
+      await payoutWorker.stop();
+      await projector.stop();
+      await host.stop();
+      bus.close();
+      await nats.nc.drain();
+      await level.close();
+      await mockLevel.close();
+      await natsServer.stop?.();
+    },
+  };
+}

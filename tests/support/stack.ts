@@ -1,0 +1,140 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { bytesToHex } from '@noble/hashes/utils.js';
+import { PactClient } from '../../client/pact-client.js';
+import type { Pact } from '../../machines/pact/types.js';
+import { generateKeyPair, type KeyPair } from '../../protocol/sign.js';
+import { startNatsServer, type NatsServerProcess } from '../../runtime/nats-server.js';
+
+const ROOT = resolve(import.meta.dirname, '..', '..');
+
+export async function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const server = createServer();
+    server.once('error', fail);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => done(port));
+    });
+  });
+}
+
+/**
+ * A private nats-server and the real service started as `npm start` does (a child process running
+ * runtime/main.ts), with test hooks on and a known evaluator key. Everything lives in one temp directory.
+ */
+export class Stack {
+  readonly client: PactClient;
+  readonly evaluator: KeyPair = generateKeyPair();
+  private child: ChildProcess | undefined;
+  private log = '';
+
+  private constructor(
+    readonly root: string,
+    readonly nats: NatsServerProcess,
+    readonly port: number,
+    private readonly env: Record<string, string>,
+  ) {
+    this.client = new PactClient(`http://127.0.0.1:${port}`, () => this.now);
+    writeFileSync(join(root, 'evaluator.seed'), bytesToHex(this.evaluator.secretKey));
+  }
+
+  /** The server's clock as last seen through the test hook; signed calls are stamped with it. */
+  now = Date.now();
+
+  static async start(env: Record<string, string> = {}): Promise<Stack> {
+    const root = mkdtempSync(join(tmpdir(), 'pact-test-'));
+    const nats = await startNatsServer(join(root, 'nats'));
+    const stack = new Stack(root, nats, await freePort(), env);
+    await stack.startServer();
+    return stack;
+  }
+
+  get dataDir(): string {
+    return join(this.root, 'data');
+  }
+
+  get url(): string {
+    return this.client.baseUrl;
+  }
+
+  async startServer(): Promise<void> {
+    this.log = '';
+    const child = spawn(process.execPath, ['--import', 'tsx', 'runtime/main.ts'], {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        PACT_PORT: String(this.port),
+        PACT_DATA_DIR: this.dataDir,
+        NATS_URL: this.nats.url,
+        PACT_TEST_HOOKS: '1',
+        PACT_EVALUATOR_KEY_FILE: join(this.root, 'evaluator.seed'),
+        ...this.env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.child = child;
+    await new Promise<void>((done, fail) => {
+      const onData = (chunk: Buffer) => {
+        this.log += chunk.toString();
+        if (this.log.includes('pact listening')) done();
+      };
+      child.stdout!.on('data', onData);
+      child.stderr!.on('data', (chunk: Buffer) => (this.log += chunk.toString()));
+      child.once('exit', (code) => fail(new Error(`server exited with ${code}:\n${this.log}`)));
+    });
+  }
+
+  /** Kills the server process (SIGKILL by default) and waits until it is gone. */
+  async kill(signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((done) => child.once('exit', done));
+    child.kill(signal);
+    await exited;
+  }
+
+  async restart(): Promise<void> {
+    await this.kill('SIGTERM');
+    await this.startServer();
+  }
+
+  async stop(): Promise<void> {
+    await this.kill('SIGTERM');
+    await this.nats.stop();
+    rmSync(this.root, { recursive: true, force: true });
+  }
+
+  serverLog(): string {
+    return this.log;
+  }
+
+  async advanceClock(ms: number): Promise<number> {
+    const { body } = await this.client.request('POST', '/__test/clock', { advanceMs: ms });
+    this.now = body.now;
+    return body.now;
+  }
+
+  async mockRail(body: { balances?: Record<string, string>; failNext?: string }) {
+    return this.client.request('POST', '/__test/rails/mock', body);
+  }
+
+  async ledger(): Promise<{ balances: Record<string, string>; operations: { key: string; kind: string; amount: string; to: string; from: string }[] }> {
+    return (await this.client.request('GET', '/__test/rails/mock')).body;
+  }
+
+  /** Waits until every payout of the pact is recorded as paid (the payout worker is asynchronous). */
+  async settledPayouts(pactId: string, timeoutMs = 15_000): Promise<Pact> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const { body } = await this.client.get(pactId);
+      const pact = body.pact as Pact;
+      if (pact.payouts.length > 0 && pact.payouts.every((p) => p.status === 'paid')) return pact;
+      if (Date.now() > deadline) throw new Error(`payouts of ${pactId} not all paid: ${JSON.stringify(pact.payouts)}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+}
