@@ -55,4 +55,117 @@ test('silence: after objectBy a poke settles as proposed', async ({ stack }) => 
   void buyer;
 });
 
+async function disputedPact(stack: Stack) {
+  const parties = await activePact(stack);
+  const { seller, buyer, id } = parties;
+  await stack.client.propose(seller, id, { evidence: [{ note: 'done' }], distribution: [{ party: seller.party, bp: 10000 }] });
+  const disputed = await stack.client.object(buyer, id, 'the summary is 900 words');
+  assert.is(disputed.status, 200, JSON.stringify(disputed.body));
+  assert.is(disputed.body.pact.state, 'DISPUTED');
+  return { ...parties, inputHash: disputed.body.pact.inputHash as string };
+}
+
+test('dispute upheld: the verdict redistributes and the proposer forfeits its bond as the fee', async ({ stack }) => {
+  const { seller, buyer, id, inputHash } = await disputedPact(stack);
+  const shares = [{ party: seller.party, bp: 2500 }, { party: buyer.party, bp: 7500 }];
+  const settled = await stack.client.verdict(stack.evaluator, id, inputHash, shares, 'proposer', 'too long');
+  assert.is(settled.status, 200, JSON.stringify(settled.body));
+  assert.is(settled.body.pact.state, 'SETTLED');
+  // pot 1001: 250.25 → 250, 750.75 → 750, the leftover unit to the larger remainder (buyer)
+  assert.equal(amountsOf(await stack.settledPayouts(id)), { 'pot:seller': '250', 'pot:buyer': '751', 'bond:buyer': '75', 'fee:fee': '50' });
+});
+
+test('dispute rejected: the objector forfeits its bond', async ({ stack }) => {
+  const { seller, id, inputHash } = await disputedPact(stack);
+  await stack.client.verdict(stack.evaluator, id, inputHash, [{ party: seller.party, bp: 10000 }], 'objector');
+  assert.equal(amountsOf(await stack.settledPayouts(id)), { 'pot:seller': '1001', 'bond:seller': '50', 'fee:fee': '75' });
+});
+
+test('dispute split: each side forfeits half its bond, an odd unit goes back', async ({ stack }) => {
+  const { seller, buyer, id, inputHash } = await disputedPact(stack);
+  await stack.client.verdict(stack.evaluator, id, inputHash, [{ party: seller.party, bp: 5000 }, { party: buyer.party, bp: 5000 }], 'split');
+  // bonds 50 and 75: forfeits 25 and 37, returns 25 and 38
+  assert.equal(amountsOf(await stack.settledPayouts(id)), {
+    'pot:seller': '501', 'pot:buyer': '500', 'bond:seller': '25', 'bond:buyer': '38', 'fee:fee': '62',
+  });
+});
+
+test('verdict deadline: without a verdict everyone is refunded', async ({ stack }) => {
+  const { id } = await disputedPact(stack);
+  await stack.advanceClock(24 * HOUR);
+  const pact = (await stack.client.get(id)).body.pact;
+  assert.is(pact.state, 'CANCELLED');
+  assert.is(pact.settlement.outcome, 'cancelled_verdict_deadline');
+  assert.equal(amountsOf(await stack.settledPayouts(id)), { 'deposit:buyer': '1001', 'bond:seller': '50', 'bond:buyer': '75' });
+});
+
+test('missed fund deadline: cancelled, the party that funded is refunded', async ({ stack }) => {
+  const { seller, buyer } = newParties();
+  const id = (await stack.client.create(seller, tradeSpec(seller, buyer))).body.pact.id;
+  await stack.client.fund(buyer, id);
+  await stack.advanceClock(24 * HOUR);
+  const pact = (await stack.client.get(id)).body.pact;
+  assert.is(pact.state, 'CANCELLED');
+  assert.is(pact.settlement.outcome, 'cancelled_fund_deadline');
+  assert.equal(amountsOf(await stack.settledPayouts(id)), { 'deposit:buyer': '1001', 'bond:buyer': '75' });
+});
+
+test('missed perform deadline: cancelled with a full refund', async ({ stack }) => {
+  const { id } = await activePact(stack);
+  await stack.advanceClock(168 * HOUR);
+  const pact = (await stack.client.get(id)).body.pact;
+  assert.is(pact.state, 'CANCELLED');
+  assert.is(pact.settlement.outcome, 'cancelled_perform_deadline');
+  assert.equal(amountsOf(await stack.settledPayouts(id)), { 'deposit:buyer': '1001', 'bond:seller': '50', 'bond:buyer': '75' });
+});
+
+test('withdraw: before activation the depositor gets deposit and bond back and may fund again', async ({ stack }) => {
+  const { seller, buyer } = newParties();
+  const id = (await stack.client.create(seller, tradeSpec(seller, buyer))).body.pact.id;
+  await stack.client.fund(buyer, id);
+  const withdrawn = await stack.client.withdraw(buyer, id);
+  assert.is(withdrawn.status, 200, JSON.stringify(withdrawn.body));
+  assert.is(withdrawn.body.pact.state, 'CREATED');
+  assert.is(withdrawn.body.pact.parties[1].confirmed, false);
+  const refunded = await stack.settledPayouts(id);
+  assert.equal(amountsOf(refunded), { 'deposit:buyer': '1001', 'bond:buyer': '75' });
+  const again = await stack.client.fund(buyer, id);
+  assert.is(again.status, 200, JSON.stringify(again.body));
+  const collects = (await stack.ledger()).operations.filter((op) => op.kind === 'collect' && op.key.startsWith(`${id}:`));
+  assert.is(collects.length, 2, 'a second funding round collects again under a new key');
+});
+
+test('mutual cancel: with every party’s approval, everyone is refunded', async ({ stack }) => {
+  const { seller, buyer, id } = await activePact(stack);
+  const cancelled = await stack.client.cancel(seller, id, [buyer], stack.now + HOUR);
+  assert.is(cancelled.status, 200, JSON.stringify(cancelled.body));
+  assert.is(cancelled.body.pact.state, 'CANCELLED');
+  assert.is(cancelled.body.pact.settlement.outcome, 'cancelled_mutual');
+  assert.equal(amountsOf(await stack.settledPayouts(id)), { 'deposit:buyer': '1001', 'bond:seller': '50', 'bond:buyer': '75' });
+});
+
+test('a failed payout is retried and paid exactly once', async ({ stack }) => {
+  const { seller, buyer, id } = await activePact(stack);
+  await stack.mockRail({ failNext: 'release' });
+  await stack.client.propose(seller, id, { evidence: [], distribution: [{ party: seller.party, bp: 10000 }] });
+  await stack.client.cosign(buyer, id);
+  const pact = await stack.settledPayouts(id);
+  const payouts = (await stack.ledger()).operations.filter((op) => op.kind === 'payout' && op.key.startsWith(`${id}:`));
+  assert.is(payouts.length, pact.payouts.length);
+  assert.is(new Set(payouts.map((op) => op.key)).size, payouts.length);
+});
+
+test('money adds up: escrow holds exactly what the pacts still owe, to the minor unit', async ({ stack }) => {
+  await stack.payoutsIdle();
+  const pacts = (await stack.client.list({ limit: 200 })).body.pacts as Pact[];
+  const open = pacts.filter((pact) => pact.state !== 'SETTLED' && pact.state !== 'CANCELLED');
+  const heldForOpen = open.flatMap((pact) => pact.parties).reduce((sum, p) => sum + BigInt(p.paidPot) + BigInt(p.paidBond), 0n);
+  const owed = pacts.flatMap((pact) => pact.payouts).filter((p) => p.status === 'pending').reduce((sum, p) => sum + BigInt(p.amount), 0n);
+  const ledger = await stack.ledger();
+  const total = (kind: string) => ledger.operations.filter((op) => op.kind === kind).reduce((sum, op) => sum + BigInt(op.amount), 0n);
+  assert.ok(pacts.length >= 10);
+  assert.is(BigInt(ledger.balances['mock:escrow'] ?? '0'), total('collect') - total('payout'));
+  assert.is(total('collect') - total('payout'), heldForOpen + owed);
+});
+
 test.run();

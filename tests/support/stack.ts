@@ -126,6 +126,15 @@ export class Stack {
     return (await this.client.request('GET', '/__test/rails/mock')).body;
   }
 
+  /** Waits until the payout worker has nothing left to pay or record. */
+  async payoutsIdle(timeoutMs = 15_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while ((await this.client.request('GET', '/health')).body.pending.payouts > 0) {
+      if (Date.now() > deadline) throw new Error('payouts still pending');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
   /** Waits until every payout of the pact is recorded as paid (the payout worker is asynchronous). */
   async settledPayouts(pactId: string, timeoutMs = 15_000): Promise<Pact> {
     const deadline = Date.now() + timeoutMs;
