@@ -62,8 +62,8 @@ export function refusal(pact: Pact, command: PactCommand, now: number): PactErro
       return firstRefusal([
         () => (partyOf(pact, command.signer) ? undefined : forbidden('only a party of the pact may fund it')),
         nonce(pact, command.stateNonce),
-        inState(pact, 'CREATED'),
         () => (isFunded(pact, command.signer) ? pactError('already_funded', 'this party has funded already') : undefined),
+        inState(pact, 'CREATED'),
         notDue(pact.fundBy, now, 'fundBy'),
       ]);
     case 'withdraw':
@@ -99,8 +99,8 @@ function refuseResponse(pact: Pact, command: Of<'cosign'> | Of<'object'>, now: n
     () =>
       isNonProposerParty(pact, command.signer) ? undefined : forbidden(`only a non-proposer party may ${command.type}`),
     nonce(pact, command.stateNonce),
-    inState(pact, 'PROPOSED'),
     () => (hasCosigned(pact, command.signer) ? pactError('already_cosigned', 'this party has cosigned') : undefined),
+    inState(pact, 'PROPOSED'),
     notDue(pact.objectBy, now, 'objectBy'),
   ]);
 }
@@ -130,9 +130,9 @@ function refuseVerdict(pact: Pact, command: Of<'verdict'>, now: number): PactErr
   const verdict = command.verdict;
   return firstRefusal([
     () =>
-      verdict.signer === pact.evaluator.pubkey
+      verdict.signer === pact.evaluator.pubkey && verdict.pactId === pact.id
         ? undefined
-        : pactError('invalid_signature', 'the verdict is not signed by the pinned evaluator'),
+        : pactError('invalid_signature', 'the verdict is not signed by the pinned evaluator for this pact'),
     inState(pact, 'DISPUTED'),
     () =>
       verdict.inputHash === pact.inputHash

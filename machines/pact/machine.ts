@@ -67,6 +67,7 @@ export const pactMachine = setup({
       event.expiresAt <= (currentDeadline(context) ?? 0)),
     canApplyVerdict: when('verdict', (context, event) =>
       event.verdict.signer === context.evaluator.pubkey &&
+      event.verdict.pactId === context.id &&
       before(context.verdictBy, event.at) &&
       distributionProblem(context, event.verdict.distribution) === undefined),
     verdictDeadlinePassed: when('poke', (context, event) => isDue(context.verdictBy, event.at)),

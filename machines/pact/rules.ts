@@ -46,8 +46,10 @@ export function currentDeadline(pact: Pact): number | null {
 export const approvedByAll = (pact: Pact, approvedBy: PartyId[]): boolean =>
   pact.parties.every((p) => approvedBy.includes(p.party));
 
-/** Why shares cannot form a distribution of any pot: repeats, or a sum other than 10000 bp. */
+/** Why shares cannot form a distribution of any pot: bad bp values, repeats, or a sum other than 10000. */
 export function sharesProblem(shares: Share[]): string | undefined {
+  const odd = shares.find((s) => !Number.isInteger(s.bp) || s.bp < 0 || s.bp > 10_000);
+  if (odd) return `bp must be an integer from 0 to 10000, got ${odd.bp}`;
   const parties = new Set(shares.map((s) => s.party));
   if (parties.size !== shares.length) return 'a party appears twice in the distribution';
   const total = shares.reduce((sum, s) => sum + s.bp, 0);

@@ -50,7 +50,7 @@ test('silence: after objectBy a poke settles as proposed', async ({ stack }) => 
   await stack.advanceClock(72 * HOUR);
   const pact = (await stack.client.get(id)).body.pact;
   assert.is(pact.state, 'SETTLED');
-  assert.is(pact.settlement.outcome, 'settled_by_silence');
+  assert.is(pact.settlement?.outcome, 'settled_by_silence');
   assert.equal(amountsOf(await stack.settledPayouts(id)), { 'pot:seller': '1001', 'bond:seller': '50', 'bond:buyer': '75' });
   void buyer;
 });
@@ -95,7 +95,7 @@ test('verdict deadline: without a verdict everyone is refunded', async ({ stack 
   await stack.advanceClock(24 * HOUR);
   const pact = (await stack.client.get(id)).body.pact;
   assert.is(pact.state, 'CANCELLED');
-  assert.is(pact.settlement.outcome, 'cancelled_verdict_deadline');
+  assert.is(pact.settlement?.outcome, 'cancelled_verdict_deadline');
   assert.equal(amountsOf(await stack.settledPayouts(id)), { 'deposit:buyer': '1001', 'bond:seller': '50', 'bond:buyer': '75' });
 });
 
@@ -106,7 +106,7 @@ test('missed fund deadline: cancelled, the party that funded is refunded', async
   await stack.advanceClock(24 * HOUR);
   const pact = (await stack.client.get(id)).body.pact;
   assert.is(pact.state, 'CANCELLED');
-  assert.is(pact.settlement.outcome, 'cancelled_fund_deadline');
+  assert.is(pact.settlement?.outcome, 'cancelled_fund_deadline');
   assert.equal(amountsOf(await stack.settledPayouts(id)), { 'deposit:buyer': '1001', 'bond:buyer': '75' });
 });
 
@@ -115,7 +115,7 @@ test('missed perform deadline: cancelled with a full refund', async ({ stack }) 
   await stack.advanceClock(168 * HOUR);
   const pact = (await stack.client.get(id)).body.pact;
   assert.is(pact.state, 'CANCELLED');
-  assert.is(pact.settlement.outcome, 'cancelled_perform_deadline');
+  assert.is(pact.settlement?.outcome, 'cancelled_perform_deadline');
   assert.equal(amountsOf(await stack.settledPayouts(id)), { 'deposit:buyer': '1001', 'bond:seller': '50', 'bond:buyer': '75' });
 });
 
@@ -126,7 +126,7 @@ test('withdraw: before activation the depositor gets deposit and bond back and m
   const withdrawn = await stack.client.withdraw(buyer, id);
   assert.is(withdrawn.status, 200, JSON.stringify(withdrawn.body));
   assert.is(withdrawn.body.pact.state, 'CREATED');
-  assert.is(withdrawn.body.pact.parties[1].confirmed, false);
+  assert.is(withdrawn.body.pact.parties[1]?.confirmed, false);
   const refunded = await stack.settledPayouts(id);
   assert.equal(amountsOf(refunded), { 'deposit:buyer': '1001', 'bond:buyer': '75' });
   const again = await stack.client.fund(buyer, id);
@@ -140,7 +140,7 @@ test('mutual cancel: with every party’s approval, everyone is refunded', async
   const cancelled = await stack.client.cancel(seller, id, [buyer], stack.now + HOUR);
   assert.is(cancelled.status, 200, JSON.stringify(cancelled.body));
   assert.is(cancelled.body.pact.state, 'CANCELLED');
-  assert.is(cancelled.body.pact.settlement.outcome, 'cancelled_mutual');
+  assert.is(cancelled.body.pact.settlement?.outcome, 'cancelled_mutual');
   assert.equal(amountsOf(await stack.settledPayouts(id)), { 'deposit:buyer': '1001', 'bond:seller': '50', 'bond:buyer': '75' });
 });
 

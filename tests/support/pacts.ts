@@ -106,10 +106,6 @@ export const fundAll = (pact: Pact, at = pact.createdAt + 1): Pact =>
 
 export const sumAmounts = (lines: { amount: string }[]): bigint => lines.reduce((sum, l) => sum + BigInt(l.amount), 0n);
 
-/** What the funded parties have in escrow: pot plus bonds. */
-export const heldOf = (pact: Pact): bigint =>
-  pact.parties.reduce((sum, p) => sum + BigInt(p.paidPot) + BigInt(p.paidBond), 0n);
-
 /** The amounts of `pact.payouts` by `<kind>:<party>`, for one transition name (e.g. `settle`) or all. */
 export function payoutTable(pact: Pact, transitionName?: string): Record<string, string> {
   const table: Record<string, string> = {};
