@@ -1,7 +1,7 @@
-import { AckPolicy, DeliverPolicy, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
+import type { ConsumerMessages, JsMsg } from '@nats-io/jetstream';
 import { pactError } from '../protocol/errors.js';
 import type { Clock } from '../runtime/clock.js';
-import type { Nats } from './nats.js';
+import { ensureDurableConsumer, type Nats } from './nats.js';
 import { Leases } from './leases.js';
 import type { CommandMessage, CommandReply } from './messages.js';
 import { PactActor, type ActorDeps } from './pact-actor.js';
@@ -76,13 +76,11 @@ export class ActorHost {
 
   private async consume(partition: number): Promise<ConsumerMessages> {
     const name = partitionConsumer(partition);
-    await this.nats.jsm.consumers.add(CMD_STREAM, {
-      durable_name: name,
-      filter_subject: commandSubject(partition),
-      ack_policy: AckPolicy.Explicit,
-      deliver_policy: DeliverPolicy.All,
-      ack_wait: 30_000_000_000,
-      max_ack_pending: 1_000,
+    await ensureDurableConsumer(this.nats.jsm, CMD_STREAM, {
+      name,
+      filterSubject: commandSubject(partition),
+      ackWaitMs: 10_000,
+      maxAckPending: 1_000,
     });
     const consumer = await this.nats.js.consumers.get(CMD_STREAM, name);
     const messages = await consumer.consume({ max_messages: 256 });

@@ -1,5 +1,14 @@
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { jetstream, jetstreamManager, RetentionPolicy, StorageType, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import {
+  AckPolicy,
+  DeliverPolicy,
+  jetstream,
+  jetstreamManager,
+  RetentionPolicy,
+  StorageType,
+  type JetStreamClient,
+  type JetStreamManager,
+} from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
 import { CMD_STREAM, JOURNAL_STREAM, LEASE_BUCKET } from './subjects.js';
 
@@ -48,5 +57,29 @@ async function ensureStream(jsm: JetStreamManager, config: Parameters<JetStreamM
     await jsm.streams.info(config.name!);
   } catch {
     await jsm.streams.add(config);
+  }
+}
+
+/**
+ * A durable pull consumer with explicit acks. After a crash, what the dead process held unacknowledged is
+ * delivered again once `ackWaitMs` passes, so keep it short and signal progress on long work.
+ */
+export async function ensureDurableConsumer(
+  jsm: JetStreamManager,
+  stream: string,
+  options: { name: string; filterSubject: string; ackWaitMs: number; maxAckPending: number },
+): Promise<void> {
+  const config = {
+    durable_name: options.name,
+    filter_subject: options.filterSubject,
+    ack_policy: AckPolicy.Explicit,
+    deliver_policy: DeliverPolicy.All,
+    ack_wait: options.ackWaitMs * NANOS_PER_MS,
+    max_ack_pending: options.maxAckPending,
+  };
+  try {
+    await jsm.consumers.add(stream, config);
+  } catch {
+    await jsm.consumers.update(stream, options.name, { ack_wait: config.ack_wait, max_ack_pending: config.max_ack_pending });
   }
 }

@@ -1,10 +1,10 @@
-import { AckPolicy, DeliverPolicy, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
+import type { ConsumerMessages, JsMsg } from '@nats-io/jetstream';
 import type { Payout } from '../machines/pact/types.js';
 import type { PayoutPurpose, Rail } from '../rails/rail.js';
 import type { CommandBus } from './command-bus.js';
 import { decodeEntry } from './journal.js';
-import type { Nats } from './nats.js';
-import { JOURNAL_STREAM, PAYOUT_CONSUMER } from './subjects.js';
+import { ensureDurableConsumer, type Nats } from './nats.js';
+import { JOURNAL_STREAM, JOURNAL_WILDCARD, PAYOUT_CONSUMER } from './subjects.js';
 
 const RETRY_DELAY_MS = 2_000;
 const purposeOf = (payout: Payout): PayoutPurpose => (payout.kind === 'pot' || payout.kind === 'fee' ? 'release' : 'refund');
@@ -24,13 +24,11 @@ export class PayoutWorker {
   ) {}
 
   async start(): Promise<void> {
-    await this.nats.jsm.consumers.add(JOURNAL_STREAM, {
-      durable_name: PAYOUT_CONSUMER,
-      filter_subject: 'pact.evt.>',
-      ack_policy: AckPolicy.Explicit,
-      deliver_policy: DeliverPolicy.All,
-      ack_wait: 60_000_000_000,
-      max_ack_pending: 512,
+    await ensureDurableConsumer(this.nats.jsm, JOURNAL_STREAM, {
+      name: PAYOUT_CONSUMER,
+      filterSubject: JOURNAL_WILDCARD,
+      ackWaitMs: 10_000,
+      maxAckPending: 512,
     });
     const consumer = await this.nats.js.consumers.get(JOURNAL_STREAM, PAYOUT_CONSUMER);
     this.messages = await consumer.consume({ max_messages: 128 });
@@ -55,7 +53,7 @@ export class PayoutWorker {
     try {
       const rail = this.rails.get(entry.pact.rail);
       if (!rail) throw new Error(`rail ${entry.pact.rail} is not configured`);
-      const paid = await this.execute(rail, entry.pact.asset, entry.payouts);
+      const paid = await this.execute(rail, entry.pact.asset, entry.payouts, () => message.working());
       if (paid.length > 0) {
         const reply = await this.bus.send(entry.pactId, { type: 'recordPayouts', paid });
         if (!reply.ok) throw new Error(`recording payouts failed: ${reply.error.error}`);
@@ -68,9 +66,10 @@ export class PayoutWorker {
     }
   }
 
-  private async execute(rail: Rail, asset: string, payouts: Payout[]) {
+  private async execute(rail: Rail, asset: string, payouts: Payout[], stillWorking: () => void) {
     const paid: { key: string; railRef: string }[] = [];
     for (const payout of payouts) {
+      stillWorking();
       try {
         const receipt = await rail.payout({
           key: payout.key,
