@@ -11,8 +11,9 @@ export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error.validation) {
       const first = error.validation[0];
-      const missing = (first?.params as { missingProperty?: string } | undefined)?.missingProperty;
-      const field = [first?.instancePath.replace(/^\//, '').replaceAll('/', '.'), missing].filter(Boolean).join('.');
+      const params = first?.params as { missingProperty?: string; additionalProperty?: string } | undefined;
+      const named = params?.missingProperty ?? params?.additionalProperty;
+      const field = [first?.instancePath.replace(/^\//, '').replaceAll('/', '.'), named].filter(Boolean).join('.');
       return sendError(reply, pactError('invalid_request', `${error.validationContext ?? 'body'}${first?.instancePath ?? ''} ${first?.message ?? 'is invalid'}`, { field: field || error.validationContext }));
     }
     if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return sendError(reply, pactError('too_large', 'the body is too large'));

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CommandBus } from '../actors/command-bus.js';
 import type { CommandMessage, CommandReply } from '../actors/messages.js';
 import type { PactCommand } from '../machines/pact/commands.js';
@@ -71,7 +71,10 @@ export function registerPactRoutes(app: FastifyInstance, deps: PactRouteDeps): v
   };
   const send = (pactId: string, command: CommandMessage['command']) => deps.bus.send(pactId, command);
 
-  app.post<{ Body: SignedCall<PactSpec> }>('/pacts', { schema: { body: signedCallSchema('pacts.create') } }, async (request, reply) => {
+  app.post<{ Body: SignedCall<PactSpec> }>(
+    '/pacts',
+    { schema: { body: signedCallSchema('pacts.create') }, preValidation: signedForThisRoute('pacts.create') },
+    async (request, reply) => {
     const body = request.body;
     const refused =
       signatureProblem(body, 'pacts.create', '') ??
@@ -81,12 +84,13 @@ export function registerPactRoutes(app: FastifyInstance, deps: PactRouteDeps): v
     if (refused) return sendError(reply, refused);
     const pactId = `p_${canonicalHashHex(signedPart(body)).slice(0, 32)}`;
     return answer(reply, await send(pactId, { type: 'create', spec: body.call, signer: body.signer }));
-  });
+    },
+  );
 
   for (const route of SIGNED_ROUTES) {
     app.post<{ Params: Params; Body: SignedCall<any> }>(
       `/pacts/:id/${route.path}`,
-      { schema: { body: signedCallSchema(route.action) } },
+      { schema: { body: signedCallSchema(route.action) }, preValidation: signedForThisRoute(route.action) },
       async (request, reply) => {
         const { id } = request.params;
         if (!PACT_ID.test(id)) return sendError(reply, unknownPact(id));
@@ -138,6 +142,24 @@ export function registerPactRoutes(app: FastifyInstance, deps: PactRouteDeps): v
 }
 
 const unknownPact = (id: string) => pactError('not_found', `no pact ${id}`);
+
+/**
+ * A call signed for another action or pact is a 401 whatever its shape, so this runs before the
+ * route's schema (which would otherwise answer 400 about a `call` meant for another route).
+ */
+function signedForThisRoute(action: PactAction) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const body = request.body as Partial<SignedCall> | undefined;
+    if (typeof body !== 'object' || body === null || typeof body.action !== 'string') return;
+    const pactId = (request.params as Partial<Params>).id ?? '';
+    if (body.action !== action) {
+      return sendError(reply, pactError('invalid_signature', `the call is signed for ${body.action}, this route takes ${action}`));
+    }
+    if (typeof body.pactId === 'string' && body.pactId !== pactId) {
+      return sendError(reply, pactError('invalid_signature', `the call is signed for pact "${body.pactId}"`));
+    }
+  };
+}
 
 /** X-PAYMENT carries the proof as JSON or base64-encoded JSON; undefined when it is neither. */
 export function parsePaymentHeader(header: string): unknown {
