@@ -1,0 +1,27 @@
+/** Nearest-rank percentile (p in 0..100) of `sorted`, which must be sorted ascending; NaN when empty. */
+export function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  const rank = Math.ceil((p / 100) * sorted.length);
+  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1]!;
+}
+
+/** Counts of string keys, e.g. failures by route, status and error code. */
+export class Tally {
+  private readonly counts = new Map<string, number>();
+
+  add(key: string): void {
+    this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
+  }
+
+  get total(): number {
+    let sum = 0;
+    for (const n of this.counts.values()) sum += n;
+    return sum;
+  }
+
+  entries(): [string, number][] {
+    return [...this.counts].sort((a, b) => b[1] - a[1]);
+  }
+}
+
+export const fixed = (n: number, digits = 1): string => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
