@@ -45,7 +45,7 @@ export class ActorHost {
 
   async start(): Promise<void> {
     await this.leases.start(5_000);
-    this.sweeper = setInterval(() => this.passivateIdle(), 10_000);
+    this.sweeper = setInterval(() => void this.passivateIdle(), 10_000);
   }
 
   async stop(): Promise<void> {
@@ -53,6 +53,7 @@ export class ActorHost {
     this.leases.stop();
     await Promise.all([...this.consumers.values()].map((c) => c.close()));
     await Promise.allSettled([...this.live.values()].map((l) => l.queue));
+    await this.passivateIdle(-Infinity);
   }
 
   get liveActors(): number {
@@ -137,15 +138,20 @@ export class ActorHost {
       live = { actor, queue: actor, busy: 0, lastUsed: Date.now() };
       actor.catch(() => this.live.delete(pactId));
       this.live.set(pactId, live);
-      if (this.live.size > (this.options.maxActors ?? 10_000)) this.passivateIdle(0);
+      if (this.live.size > (this.options.maxActors ?? 10_000)) void this.passivateIdle(0);
     }
     return live;
   }
 
-  private passivateIdle(idleMs = this.options.idleMs ?? 60_000): void {
+  /** Drops idle actors from memory, storing their snapshots. */
+  private async passivateIdle(idleMs = this.options.idleMs ?? 60_000): Promise<void> {
     const cutoff = Date.now() - idleMs;
+    const snapshots: Promise<void>[] = [];
     for (const [pactId, live] of this.live) {
-      if (live.busy === 0 && live.lastUsed <= cutoff) this.live.delete(pactId);
+      if (live.busy > 0 || live.lastUsed > cutoff) continue;
+      this.live.delete(pactId);
+      snapshots.push(live.actor.then((actor) => actor.snapshot()).catch((e) => console.error(`snapshot of ${pactId} failed`, e)));
     }
+    await Promise.all(snapshots);
   }
 }

@@ -11,6 +11,8 @@ import type { CommandMessage, CommandReply, CreateCommand } from './messages.js'
 import type { SnapshotStore } from './snapshots.js';
 
 const RECENT_COMMANDS = 32;
+/** Entries an actor may hold beyond its stored snapshot; coming back replays at most this many. */
+const SNAPSHOT_EVERY = 16;
 
 export interface ActorDeps {
   journal: Journal;
@@ -23,7 +25,8 @@ type Outcome = { event: JournalEvent; next: Pact } | { reply: CommandReply };
 
 /**
  * The single writer of one pact. It decides each command with the pure machine, appends the result to the
- * journal (compare-and-set on the pact's last sequence), snapshots, and only then answers.
+ * journal (compare-and-set on the pact's last sequence), and only then answers. The journal is the truth;
+ * a snapshot goes to LevelDB every SNAPSHOT_EVERY entries and when the actor is passivated.
  */
 export class PactActor {
   private constructor(
@@ -33,6 +36,8 @@ export class PactActor {
     private seq: number,
     private recentCommands: string[],
   ) {}
+
+  private unsnapshotted = 0;
 
   /** Comes back from the LevelDB snapshot plus the journal tail, or from the journal alone. */
   static async load(pactId: string, deps: ActorDeps): Promise<PactActor> {
@@ -129,10 +134,18 @@ export class PactActor {
     };
     const seq = await this.deps.journal.append(entry, this.seq);
     this.apply(seq, entry);
-    await this.deps.snapshots.put(this.pactId, { seq, pact: next, recentCommands: this.recentCommands });
+    if (this.unsnapshotted >= SNAPSHOT_EVERY) await this.snapshot();
+  }
+
+  /** Stores the actor's state so that it comes back without replaying the journal from the start. */
+  async snapshot(): Promise<void> {
+    if (!this.pact || this.unsnapshotted === 0) return;
+    this.unsnapshotted = 0;
+    await this.deps.snapshots.put(this.pactId, { seq: this.seq, pact: this.pact, recentCommands: this.recentCommands });
   }
 
   private apply(seq: number, entry: JournalEntry): void {
+    this.unsnapshotted++;
     this.pact = entry.pact;
     this.seq = seq;
     this.recentCommands = [...this.recentCommands, entry.commandId].slice(-RECENT_COMMANDS);

@@ -3,6 +3,7 @@
  * (a child process running runtime/main.ts) on a private nats-server, as tests/support/stack.ts starts them.
  *
  *   npm run bench                       BENCH_PACTS=300 BENCH_CONCURRENCY=32 BENCH_WARMUP=20
+ *   BENCH_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' npm run bench    profiles the service
  *
  * One lifecycle = create, fund × 2 (each the two-call 402 flow), propose, cosign: 7 signed HTTP calls.
  * Nonces are tracked from each response's `pact.stateNonce`, so the timed phase makes no GETs.
@@ -249,7 +250,7 @@ async function main(): Promise<void> {
   console.log(`  node:crypto verify, 32-byte digest, cached KeyObject  ${fixed(verifyRate, 0)} /s`);
   console.log(`  verifySignature of a signed call (JCS + SHA-256 + verify)  ${fixed(callVerifyRate, 0)} /s`);
 
-  const stack = await Stack.start();
+  const stack = await Stack.start({}, (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean));
   try {
     const client = new PactClient(stack.url); // signs with Date.now(); the server clock has no offset
     const warm = new Recorder();

@@ -15,6 +15,8 @@ export class Projector {
   private messages: ConsumerMessages | undefined;
   private readonly waiters: { seq: number; resolve: () => void }[] = [];
   private readonly listeners: Listener[] = [];
+  private buffer: { seq: number; entry: JournalEntry }[] = [];
+  private writing = false;
 
   constructor(
     private readonly nats: Nats,
@@ -36,7 +38,7 @@ export class Projector {
     });
     this.messages = await consumer.consume();
     void (async () => {
-      for await (const message of this.messages!) await this.project(message.seq, decodeEntry(message.data));
+      for await (const message of this.messages!) this.enqueue(message.seq, decodeEntry(message.data));
     })();
     await this.reached(target);
   }
@@ -55,14 +57,37 @@ export class Projector {
     return new Promise((resolve) => this.waiters.push({ seq, resolve }));
   }
 
-  private async project(seq: number, entry: JournalEntry): Promise<void> {
+  private enqueue(seq: number, entry: JournalEntry): void {
     if (seq <= this.position) return;
-    await this.readModel.put(entry.pact, seq);
-    this.position = seq;
-    for (const listener of this.listeners) listener(entry);
+    this.buffer.push({ seq, entry });
+    if (!this.writing) void this.writeBuffered();
+  }
+
+  /** Writes what arrived while the previous batch was being written, as one batch. */
+  private async writeBuffered(): Promise<void> {
+    this.writing = true;
+    while (this.buffer.length > 0) {
+      const batch = this.buffer;
+      this.buffer = [];
+      const seq = batch.at(-1)!.seq;
+      try {
+        await this.readModel.putAll(batch.map((b) => b.entry.pact), seq);
+      } catch (error) {
+        console.error('projector could not write; it stops here and the read model lags', error);
+        this.writing = false;
+        return;
+      }
+      this.position = seq;
+      for (const { entry } of batch) for (const listener of this.listeners) listener(entry);
+      this.releaseWaiters();
+    }
+    this.writing = false;
+  }
+
+  private releaseWaiters(): void {
     for (let i = this.waiters.length - 1; i >= 0; i--) {
       const waiter = this.waiters[i]!;
-      if (waiter.seq <= seq) {
+      if (waiter.seq <= this.position) {
         this.waiters.splice(i, 1);
         waiter.resolve();
       }

@@ -57,15 +57,20 @@ export class ReadModel {
     return (await this.meta.get('journalSeq')) ?? 0;
   }
 
-  /** Stores `pact` as of journal position `seq`, moving its index entries. */
-  async put(pact: Pact, seq: number): Promise<void> {
-    const previous = await this.pacts.get(pact.id);
-    const operations: AbstractBatchOperation<JsonLevel, string, unknown>[] = [
-      ...(previous ? indexKeys(previous).map((key) => ({ type: 'del' as const, key, sublevel: this.index })) : []),
-      ...indexKeys(pact).map((key) => ({ type: 'put' as const, key, value: pact.id, sublevel: this.index })),
-      { type: 'put', key: pact.id, value: pact, sublevel: this.pacts },
-      { type: 'put', key: 'journalSeq', value: seq, sublevel: this.meta },
-    ];
+  /** Stores each pact's newest record, moving its index entries, and the journal position `seq`, in one batch. */
+  async putAll(pacts: Pact[], seq: number): Promise<void> {
+    const ids = [...new Set(pacts.map((p) => p.id))];
+    const stored = await this.pacts.getMany(ids);
+    const latest = new Map(ids.map((id, i) => [id, stored[i]]));
+    const operations: AbstractBatchOperation<JsonLevel, string, unknown>[] = [];
+    for (const pact of pacts) {
+      const previous = latest.get(pact.id);
+      if (previous) operations.push(...indexKeys(previous).map((key) => ({ type: 'del' as const, key, sublevel: this.index })));
+      operations.push(...indexKeys(pact).map((key) => ({ type: 'put' as const, key, value: pact.id, sublevel: this.index })));
+      operations.push({ type: 'put', key: pact.id, value: pact, sublevel: this.pacts });
+      latest.set(pact.id, pact);
+    }
+    operations.push({ type: 'put', key: 'journalSeq', value: seq, sublevel: this.meta });
     await this.level.batch(operations as never);
   }
 

@@ -1,5 +1,6 @@
 import type { Money } from '../../protocol/money.js';
 import type { PartyId } from '../../protocol/party.js';
+import { BatchWriter } from '../../storage/batch-writer.js';
 import type { JsonLevel } from '../../storage/level.js';
 import {
   RailError,
@@ -25,22 +26,44 @@ interface Operation {
   asset: string;
 }
 
+interface Applied {
+  operation: Operation;
+  /** Settles when the operation is on disk; a receipt is handed out only after that. */
+  durable: Promise<void>;
+}
+
 /**
- * A ledger inside the server that stands in for a payment network. It is kept in its own LevelDB
- * (like an outside network, it is not part of the service's rebuildable state). Every operation is
- * keyed: a key applied once is never applied again, whatever the retries.
+ * A ledger inside the server that stands in for a payment network. It lives in memory and is written
+ * through to its own LevelDB (like an outside network, it is not part of the service's rebuildable state).
+ * Every operation is keyed: a key applied once is never applied again, whatever the retries. Each
+ * operation is checked and applied to memory in one synchronous step, so no two can interleave.
  */
 export class MockRail implements Rail {
   readonly name = 'mock' as const;
   readonly escrowAccount = MOCK_ESCROW;
   private readonly failures = new Set<Failure>();
-  private serial: Promise<unknown> = Promise.resolve();
+  private readonly writer: BatchWriter;
   private opCount = 0;
+  private broken = false;
 
-  constructor(
-    private readonly db: JsonLevel,
+  private constructor(
+    db: JsonLevel,
     private readonly defaultBalance: bigint,
-  ) {}
+    private readonly accounts: Map<string, bigint>,
+    private readonly applied: Map<string, Applied>,
+  ) {
+    this.writer = new BatchWriter(db);
+  }
+
+  static async open(db: JsonLevel, defaultBalance: bigint): Promise<MockRail> {
+    const accounts = new Map<string, bigint>();
+    const applied = new Map<string, Applied>();
+    for await (const [key, value] of db.iterator()) {
+      if (key.startsWith('bal!')) accounts.set(key.slice(4), BigInt(value as string));
+      if (key.startsWith('op!')) applied.set(key.slice(3), { operation: value as Operation, durable: Promise.resolve() });
+    }
+    return new MockRail(db, defaultBalance, accounts, applied);
+  }
 
   requirement(_payer: PartyId, amount: Money): Requirement {
     return {
@@ -53,9 +76,7 @@ export class MockRail implements Rail {
   }
 
   collect(request: CollectRequest): Promise<RailReceipt> {
-    return this.exclusive(async () => {
-      const done = await this.operation(request.key);
-      if (done) return { key: request.key, ref: done.ref };
+    return this.once(request.key, () => {
       if (!isMockProof(request.proof)) throw new RailError('invalid_proof', 'the mock rail takes {"scheme":"mock"}');
       this.failIfInjected('collect');
       return this.transfer(request.key, 'collect', request.payer, MOCK_ESCROW, request.amount);
@@ -63,21 +84,21 @@ export class MockRail implements Rail {
   }
 
   payout(request: PayoutRequest): Promise<RailReceipt> {
-    return this.exclusive(async () => {
-      const done = await this.operation(request.key);
-      if (done) return { key: request.key, ref: done.ref };
+    return this.once(request.key, () => {
       this.failIfInjected(request.purpose);
       return this.transfer(request.key, 'payout', MOCK_ESCROW, request.payee, request.amount);
     });
   }
 
   async collected(key: string): Promise<RailReceipt | undefined> {
-    const done = await this.operation(key);
-    return done?.kind === 'collect' ? { key, ref: done.ref } : undefined;
+    const done = this.applied.get(key);
+    if (done?.operation.kind !== 'collect') return undefined;
+    await done.durable;
+    return { key, ref: done.operation.ref };
   }
 
   async health(): Promise<RailHealth> {
-    return { live: true, solvency: { ok: (await this.balance(MOCK_ESCROW)) >= 0n } };
+    return { live: !this.broken, solvency: { ok: this.balance(MOCK_ESCROW) >= 0n } };
   }
 
   /** Test hook: the next operation of that kind fails once. */
@@ -87,62 +108,59 @@ export class MockRail implements Rail {
 
   /** Test hook: sets balances exactly. */
   setBalances(balances: Record<string, string>): Promise<void> {
-    return this.exclusive(() =>
-      this.db.batch(Object.entries(balances).map(([account, amount]) => ({ type: 'put', key: balanceKey(account), value: amount }))),
-    );
+    for (const [account, amount] of Object.entries(balances)) this.accounts.set(account, BigInt(amount));
+    return this.persist(Object.entries(balances).map(([account, amount]) => ({ type: 'put', key: balanceKey(account), value: amount })));
   }
 
   async balances(): Promise<Record<string, string>> {
-    const out: Record<string, string> = {};
-    for await (const [key, value] of this.db.iterator({ gt: 'bal!', lt: 'bal!\uffff' })) {
-      out[key.slice(4)] = value as string;
-    }
-    return out;
+    return Object.fromEntries([...this.accounts].map(([account, amount]) => [account, amount.toString()]));
   }
 
   async operations(): Promise<(Operation & { key: string })[]> {
-    const out: (Operation & { key: string })[] = [];
-    for await (const [key, value] of this.db.iterator({ gt: 'op!', lt: 'op!\uffff' })) {
-      out.push({ key: key.slice(3), ...(value as Operation) });
-    }
-    return out;
+    return [...this.applied].map(([key, { operation }]) => ({ key, ...operation }));
+  }
+
+  /** Applies `apply` under `key` unless that key was applied before; either way, answers once it is durable. */
+  private async once(key: string, apply: () => Applied): Promise<RailReceipt> {
+    const done = this.applied.get(key) ?? apply();
+    await done.durable;
+    return { key, ref: done.operation.ref };
   }
 
   private failIfInjected(failure: Failure): void {
     if (this.failures.delete(failure)) throw new RailError('rail_failure', `injected ${failure} failure`);
   }
 
-  private async transfer(key: string, kind: Operation['kind'], from: string, to: string, amount: Money) {
+  /** Moves `amount` in memory and records the operation under `key`; the disk write follows in order. */
+  private transfer(key: string, kind: Operation['kind'], from: string, to: string, amount: Money): Applied {
     const value = BigInt(amount.amount);
-    const fromBalance = await this.balance(from);
+    const fromBalance = this.balance(from);
     if (from !== MOCK_ESCROW && fromBalance < value) {
       throw new RailError('insufficient_funds', `${from} holds ${fromBalance}, needs ${value}`);
     }
     const ref = `mock_${Date.now().toString(36)}_${(this.opCount++).toString(36)}`;
-    const op: Operation = { kind, ref, from, to, amount: amount.amount, asset: amount.asset };
-    await this.db.batch([
-      { type: 'put', key: balanceKey(from), value: (fromBalance - value).toString() },
-      { type: 'put', key: balanceKey(to), value: ((await this.balance(to)) + value).toString() },
-      { type: 'put', key: `op!${key}`, value: op },
+    const operation: Operation = { kind, ref, from, to, amount: amount.amount, asset: amount.asset };
+    this.accounts.set(from, fromBalance - value);
+    this.accounts.set(to, this.balance(to) + value);
+    const durable = this.persist([
+      { type: 'put', key: balanceKey(from), value: this.balance(from).toString() },
+      { type: 'put', key: balanceKey(to), value: this.balance(to).toString() },
+      { type: 'put', key: `op!${key}`, value: operation },
     ]);
-    return { key, ref };
+    const applied = { operation, durable };
+    this.applied.set(key, applied);
+    return applied;
   }
 
-  private async balance(account: string): Promise<bigint> {
-    const stored = (await this.db.get(balanceKey(account))) as string | undefined;
-    if (stored !== undefined) return BigInt(stored);
-    return account === MOCK_ESCROW ? 0n : this.defaultBalance;
+  private persist(operations: Parameters<BatchWriter['write']>[0]): Promise<void> {
+    return this.writer.write(operations).catch((error) => {
+      this.broken = true; // memory is now ahead of disk: stop claiming health
+      throw error;
+    });
   }
 
-  private async operation(key: string): Promise<Operation | undefined> {
-    return (await this.db.get(`op!${key}`)) as Operation | undefined;
-  }
-
-  /** One ledger change at a time: balances are read, then written. */
-  private exclusive<T>(work: () => Promise<T>): Promise<T> {
-    const run = this.serial.then(work, work);
-    this.serial = run.catch(() => undefined);
-    return run;
+  private balance(account: string): bigint {
+    return this.accounts.get(account) ?? (account === MOCK_ESCROW ? 0n : this.defaultBalance);
   }
 }
 

@@ -37,6 +37,7 @@ export class Stack {
     readonly nats: NatsServerProcess,
     readonly port: number,
     private readonly env: Record<string, string>,
+    private readonly nodeArgs: string[],
   ) {
     this.client = new PactClient(`http://127.0.0.1:${port}`, () => this.now);
     writeFileSync(join(root, 'evaluator.seed'), bytesToHex(this.evaluator.secretKey));
@@ -45,10 +46,11 @@ export class Stack {
   /** The server's clock as last seen through the test hook; signed calls are stamped with it. */
   now = Date.now();
 
-  static async start(env: Record<string, string> = {}): Promise<Stack> {
+  /** `nodeArgs` go to the server's node, e.g. `--cpu-prof` for profiling. */
+  static async start(env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<Stack> {
     const root = mkdtempSync(join(tmpdir(), 'pact-test-'));
     const nats = await startNatsServer(join(root, 'nats'));
-    const stack = new Stack(root, nats, await freePort(), env);
+    const stack = new Stack(root, nats, await freePort(), env, nodeArgs);
     await stack.startServer();
     return stack;
   }
@@ -63,7 +65,7 @@ export class Stack {
 
   async startServer(): Promise<void> {
     this.log = '';
-    const child = spawn(process.execPath, ['--import', 'tsx', 'runtime/main.ts'], {
+    const child = spawn(process.execPath, [...this.nodeArgs, '--import', 'tsx', 'runtime/main.ts'], {
       cwd: ROOT,
       env: {
         ...process.env,
