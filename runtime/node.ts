@@ -51,7 +51,7 @@ export async function startPactNode(config: Config): Promise<PactNode> {
   const nats = await connectNats({ url: natsServer.url });
   const level = await openLevel(join(config.dataDir, 'leveldb'));
   const mockLevel = await openLevel(join(config.dataDir, 'mock-rail'));
-  const mockRail = new MockRail(mockLevel, config.mockDefaultBalance);
+  const mockRail = await MockRail.open(mockLevel, config.mockDefaultBalance);
   const rails = new Map<string, Rail>([['mock', mockRail]]);
 
   const bus = new CommandBus(nats, config.partitions, config.commandTimeoutMs);
