@@ -15,6 +15,7 @@ export class Keeper {
   private timer: NodeJS.Timeout | undefined;
   private armedFor = Infinity;
   private running: Promise<void> | undefined;
+  private lastSeq = 0;
   private stopped = false;
 
   constructor(
@@ -41,13 +42,17 @@ export class Keeper {
     clearTimeout(this.timer);
   }
 
-  /** Pokes every pact whose deadline is due, until none is (a poke may make the next one due). */
-  tick(): Promise<void> {
+  /**
+   * Pokes every pact whose deadline is due, until none is (a poke may make the next one due). Resolves to
+   * the highest journal position its pokes reached, for a reader that must see their outcome.
+   */
+  async tick(): Promise<number> {
     this.running ??= this.pokeDue().finally(() => {
       this.running = undefined;
       this.arm(this.earliest());
     });
-    return this.running;
+    await this.running;
+    return this.lastSeq;
   }
 
   private async pokeDue(): Promise<void> {
@@ -63,7 +68,9 @@ export class Keeper {
 
   private async poke(pactId: string): Promise<void> {
     const reply = await this.bus.send(pactId, { type: 'poke' });
-    if (reply.ok) this.track(reply.pact);
+    if (!reply.ok) return;
+    this.lastSeq = Math.max(this.lastSeq, reply.seq);
+    this.track(reply.pact);
   }
 
   private earliest(): number {

@@ -1,3 +1,4 @@
+import { collectKey } from '../machines/pact/collects.js';
 import type { PactCommand } from '../machines/pact/commands.js';
 import { eventOf, refusal } from '../machines/pact/decide.js';
 import type { PactEvent } from '../machines/pact/events.js';
@@ -110,7 +111,7 @@ export class PactActor {
     }
     try {
       const receipt = await rail.collect({
-        key: `${pact.id}:fund.${party.withdrawals}:${party.party}`,
+        key: collectKey(pact.id, party),
         pactId: pact.id,
         payer: party.party,
         amount,

@@ -1,12 +1,17 @@
 import type { FastifyInstance } from 'fastify';
 import type { Keeper } from '../actors/keeper.js';
+import type { Reconciler } from '../actors/reconciler.js';
+import type { Projector } from '../projection/projector.js';
 import type { MockRail } from '../rails/mock/mock-rail.js';
 import type { ManualOffsetClock } from '../runtime/clock.js';
+import type { PartyId } from '../protocol/party.js';
 import { partyId } from './schemas.js';
 
 export interface TestHookDeps {
   clock: ManualOffsetClock;
   keeper: Keeper;
+  reconciler: Reconciler;
+  projector: Projector;
   mockRail: MockRail;
 }
 
@@ -22,27 +27,42 @@ const mockRailBody = {
   properties: {
     balances: { type: 'object', propertyNames: { anyOf: [partyId, { const: 'mock:escrow' }] }, additionalProperties: { type: 'string', pattern: '^(0|[1-9][0-9]*)$' } },
     failNext: { type: 'string', enum: ['collect', 'release', 'refund'] },
+    collect: {
+      type: 'object',
+      required: ['key', 'payer', 'amount'],
+      additionalProperties: false,
+      properties: { key: { type: 'string', minLength: 1 }, payer: partyId, amount: { type: 'string', pattern: '^(0|[1-9][0-9]*)$' } },
+    },
   },
 } as const;
+
+type MockRailBody = {
+  balances?: Record<string, string>;
+  failNext?: 'collect' | 'release' | 'refund';
+  /** A collect made as the actor makes it, but never recorded on a pact: what a crash in between leaves. */
+  collect?: { key: string; payer: PartyId; amount: string };
+};
 
 /** Mounted only with PACT_TEST_HOOKS=1. Never in production. */
 export function registerTestHooks(app: FastifyInstance, deps: TestHookDeps): void {
   app.post<{ Body: { advanceMs?: number; set?: number } }>('/__test/clock', { schema: { body: clockBody } }, async (request) => {
     if (request.body.set !== undefined) deps.clock.set(request.body.set);
     if (request.body.advanceMs !== undefined) deps.clock.advance(request.body.advanceMs);
-    await deps.keeper.tick();
+    await deps.projector.reached(await deps.keeper.tick()); // the reconciler reads the read model
+    await deps.reconciler.run();
     return { now: deps.clock.now() };
   });
 
-  app.post<{ Body: { balances?: Record<string, string>; failNext?: 'collect' | 'release' | 'refund' } }>(
-    '/__test/rails/mock',
-    { schema: { body: mockRailBody } },
-    async (request) => {
-      if (request.body.balances) await deps.mockRail.setBalances(request.body.balances);
-      if (request.body.failNext) deps.mockRail.failNext(request.body.failNext);
-      return { ok: true };
-    },
-  );
+  app.post<{ Body: MockRailBody }>('/__test/rails/mock', { schema: { body: mockRailBody } }, async (request) => {
+    const { balances, failNext, collect } = request.body;
+    if (balances) await deps.mockRail.setBalances(balances);
+    if (failNext) deps.mockRail.failNext(failNext);
+    if (collect) {
+      const amount = { amount: collect.amount, asset: 'USDC' };
+      await deps.mockRail.collect({ key: collect.key, pactId: '', payer: collect.payer, amount, proof: { scheme: 'mock' } });
+    }
+    return { ok: true };
+  });
 
   app.get('/__test/rails/mock', async () => ({
     balances: await deps.mockRail.balances(),

@@ -48,6 +48,11 @@ export class RailError extends Error {
   }
 }
 
+export interface Collected extends RailReceipt {
+  payer: PartyId;
+  amount: Money;
+}
+
 export interface RailHealth {
   live: boolean;
   solvency: { ok: boolean };
@@ -61,7 +66,7 @@ export interface Rail {
   requirement(payer: PartyId, amount: Money): Requirement;
   collect(request: CollectRequest): Promise<RailReceipt>;
   payout(request: PayoutRequest): Promise<RailReceipt>;
-  /** Whether a collect under `key` happened, for the reconciler. */
-  collected(key: string): Promise<RailReceipt | undefined>;
+  /** Every collect made, for the reconciler that reverses collects no pact recorded. */
+  collects(): AsyncIterable<Collected>;
   health(): Promise<RailHealth>;
 }

@@ -7,6 +7,7 @@ import { Journal } from '../actors/journal.js';
 import { Keeper } from '../actors/keeper.js';
 import { connectNats } from '../actors/nats.js';
 import { PayoutWorker } from '../actors/payout-worker.js';
+import { Reconciler } from '../actors/reconciler.js';
 import { SnapshotStore } from '../actors/snapshots.js';
 import { buildGateway } from '../gateway/app.js';
 import type { ServerPolicy } from '../machines/pact/spec.js';
@@ -71,10 +72,13 @@ export async function startPactNode(config: Config): Promise<PactNode> {
 
   const payoutWorker = new PayoutWorker(nats, rails, bus);
   await payoutWorker.start();
+  const reconciler = new Reconciler(rails, (pactId) => readModel.get(pactId));
+  await reconciler.run();
+  reconciler.start(60_000);
 
   const app = buildGateway({
     bus, readModel, projector, clock, version: VERSION, rails, policy, serverParty: serverKey.party, keeper, payoutWorker,
-    testHooks: config.testHooks ? { clock, keeper, mockRail } : undefined,
+    testHooks: config.testHooks ? { clock, keeper, reconciler, projector, mockRail } : undefined,
   });
   await app.listen({ port: config.port, host: config.host });
   void keeper.tick();
@@ -84,6 +88,7 @@ export async function startPactNode(config: Config): Promise<PactNode> {
     async close() {
       await app.close();
       keeper.stop();
+      reconciler.stop();
       await payoutWorker.stop();
       await projector.stop();
       await host.stop();

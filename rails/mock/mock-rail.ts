@@ -4,6 +4,7 @@ import { BatchWriter } from '../../storage/batch-writer.js';
 import type { JsonLevel } from '../../storage/level.js';
 import {
   RailError,
+  type Collected,
   type CollectRequest,
   type PayoutPurpose,
   type PayoutRequest,
@@ -90,11 +91,12 @@ export class MockRail implements Rail {
     });
   }
 
-  async collected(key: string): Promise<RailReceipt | undefined> {
-    const done = this.applied.get(key);
-    if (done?.operation.kind !== 'collect') return undefined;
-    await done.durable;
-    return { key, ref: done.operation.ref };
+  async *collects(): AsyncIterable<Collected> {
+    for (const [key, { operation, durable }] of [...this.applied]) {
+      if (operation.kind !== 'collect') continue;
+      await durable;
+      yield { key, ref: operation.ref, payer: operation.from as PartyId, amount: { amount: operation.amount, asset: operation.asset } };
+    }
   }
 
   async health(): Promise<RailHealth> {

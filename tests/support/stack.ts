@@ -120,11 +120,11 @@ export class Stack {
     return body.now;
   }
 
-  async mockRail(body: { balances?: Record<string, string>; failNext?: string }) {
+  async mockRail(body: { balances?: Record<string, string>; failNext?: string; collect?: { key: string; payer: string; amount: string } }) {
     return this.client.request('POST', '/__test/rails/mock', body);
   }
 
-  async ledger(): Promise<{ balances: Record<string, string>; operations: { key: string; kind: string; amount: string; to: string; from: string }[] }> {
+  async ledger(): Promise<{ balances: Record<string, string>; operations: { key: string; kind: string; ref: string; amount: string; to: string; from: string }[] }> {
     return (await this.client.request('GET', '/__test/rails/mock')).body;
   }
 
