@@ -26,8 +26,13 @@ function keyObjectOf(partyId: string): KeyObject | undefined {
 
 /** Server-side check (node:crypto, strict RFC 8032) of `sig` over SHA-256(JCS(payload)). */
 export function verifySignature(signer: string, payload: unknown, sigHex: string): boolean {
+  return verifyBytes(signer, canonicalDigest(payload), sigHex);
+}
+
+/** The raw Ed25519 check of a lowercase-hex signature over `message` by the key in `signer`. */
+export function verifyBytes(signer: string, message: Uint8Array, sigHex: string): boolean {
   if (typeof sigHex !== 'string' || !SIG_HEX.test(sigHex)) return false;
   const key = keyObjectOf(signer);
   if (!key) return false;
-  return verify(null, canonicalDigest(payload), key, Buffer.from(sigHex, 'hex'));
+  return verify(null, message, key, Buffer.from(sigHex, 'hex'));
 }
