@@ -81,10 +81,11 @@ export async function startPactNode(config: Config): Promise<PactNode> {
     testHooks: config.testHooks ? { clock, keeper, reconciler, projector, mockRail } : undefined,
   });
   await app.listen({ port: config.port, host: config.host });
+  const { port } = app.server.address() as { port: number }; // PACT_PORT=0 picks a free port
   void keeper.tick();
 
   return {
-    url: `http://${config.host}:${config.port}`,
+    url: `http://${config.host}:${port}`,
     async close() {
       await app.close();
       keeper.stop();

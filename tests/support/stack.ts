@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { bytesToHex } from '@noble/hashes/utils.js';
@@ -11,36 +10,30 @@ import { startNatsServer, type NatsServerProcess } from '../../runtime/nats-serv
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 
-export async function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => done(port));
-    });
-  });
-}
-
 /**
  * A private nats-server and the real service started as `npm start` does (a child process running
  * runtime/main.ts), with test hooks on and a known evaluator key. Everything lives in one temp directory.
  */
 export class Stack {
-  readonly client: PactClient;
   readonly evaluator: KeyPair = generateKeyPair();
   private child: ChildProcess | undefined;
   private log = '';
+  /** 0 until the first start, where the server picks a free port; restarts keep that port. */
+  private port = 0;
+  private pactClient: PactClient | undefined;
 
   private constructor(
     readonly root: string,
     readonly nats: NatsServerProcess,
-    readonly port: number,
     private readonly env: Record<string, string>,
     private readonly nodeArgs: string[],
   ) {
-    this.client = new PactClient(`http://127.0.0.1:${port}`, () => this.now);
     writeFileSync(join(root, 'evaluator.seed'), bytesToHex(this.evaluator.secretKey));
+  }
+
+  get client(): PactClient {
+    this.pactClient ??= new PactClient(`http://127.0.0.1:${this.port}`, () => this.now);
+    return this.pactClient;
   }
 
   /** The server's clock as last seen through the test hook; signed calls are stamped with it. */
@@ -50,7 +43,7 @@ export class Stack {
   static async start(env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<Stack> {
     const root = mkdtempSync(join(tmpdir(), 'pact-test-'));
     const nats = await startNatsServer(join(root, 'nats'));
-    const stack = new Stack(root, nats, await freePort(), env, nodeArgs);
+    const stack = new Stack(root, nats, env, nodeArgs);
     await stack.startServer();
     return stack;
   }
@@ -82,7 +75,10 @@ export class Stack {
     await new Promise<void>((done, fail) => {
       const onData = (chunk: Buffer) => {
         this.log += chunk.toString();
-        if (this.log.includes('pact listening')) done();
+        const listening = /pact listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(this.log);
+        if (!listening) return;
+        this.port = Number(listening[1]);
+        done();
       };
       child.stdout!.on('data', onData);
       child.stderr!.on('data', (chunk: Buffer) => (this.log += chunk.toString()));
