@@ -10,9 +10,10 @@ import { CMD_STREAM, commandSubject, partitionConsumer, partitionOf } from './su
 export interface HostOptions {
   hostId: string;
   partitions: number;
-  /** Actors idle this long are passivated (dropped from memory; their snapshot is already stored). */
-  idleMs?: number;
-  maxActors?: number;
+  /** Actors idle this long are passivated: snapshotted and dropped from memory. */
+  idleMs: number;
+  /** Past this many live actors, every idle one is passivated. */
+  maxActors: number;
 }
 
 interface Live {
@@ -134,17 +135,17 @@ export class ActorHost {
   private liveActor(pactId: string): Live {
     let live = this.live.get(pactId);
     if (!live) {
+      if (this.live.size >= this.options.maxActors) void this.passivateIdle(0);
       const actor = PactActor.load(pactId, this.deps);
       live = { actor, queue: actor, busy: 0, lastUsed: Date.now() };
       actor.catch(() => this.live.delete(pactId));
       this.live.set(pactId, live);
-      if (this.live.size > (this.options.maxActors ?? 10_000)) void this.passivateIdle(0);
     }
     return live;
   }
 
   /** Drops idle actors from memory, storing their snapshots. */
-  private async passivateIdle(idleMs = this.options.idleMs ?? 60_000): Promise<void> {
+  private async passivateIdle(idleMs = this.options.idleMs): Promise<void> {
     const cutoff = Date.now() - idleMs;
     const snapshots: Promise<void>[] = [];
     for (const [pactId, live] of this.live) {

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { ActorHost } from '../actors/host.js';
 import type { Keeper } from '../actors/keeper.js';
 import type { PayoutWorker } from '../actors/payout-worker.js';
 import type { ServerPolicy } from '../machines/pact/spec.js';
@@ -14,6 +15,7 @@ export interface HealthDeps {
   policy: ServerPolicy;
   serverParty: PartyId;
   keeper: Keeper;
+  host: ActorHost;
   payoutWorker: PayoutWorker;
   readModel: ReadModel;
 }
@@ -40,6 +42,7 @@ export function registerHealth(app: FastifyInstance, deps: HealthDeps): void {
         disputes: await deps.readModel.countInState('DISPUTED'),
       },
       durableKeys: { evaluator: true, server: true },
+      actors: { live: deps.host.liveActors },
     };
   });
 }

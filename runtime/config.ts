@@ -12,6 +12,8 @@ export interface Config {
   evaluatorKeyFile: string | undefined;
   evaluatorTimeoutMs: number;
   partitions: number;
+  maxActors: number;
+  actorIdleMs: number;
   mockDefaultBalance: bigint;
   commandTimeoutMs: number;
 }
@@ -35,6 +37,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     evaluatorKeyFile: env.PACT_EVALUATOR_KEY_FILE || undefined,
     evaluatorTimeoutMs: integer('PACT_EVALUATOR_TIMEOUT_MS', 24 * 3_600_000, env),
     partitions: Math.max(1, integer('PACT_PARTITIONS', 8, env)),
+    maxActors: Math.max(1, integer('PACT_MAX_ACTORS', 10_000, env)),
+    actorIdleMs: integer('PACT_ACTOR_IDLE_MS', 60_000, env),
     mockDefaultBalance: BigInt(integer('PACT_MOCK_DEFAULT_BALANCE', 1_000_000_000, env)),
     commandTimeoutMs: integer('PACT_COMMAND_TIMEOUT_MS', 10_000, env),
   };

@@ -60,6 +60,8 @@ export async function startPactNode(config: Config): Promise<PactNode> {
   const host = new ActorHost(nats, { journal, snapshots: new SnapshotStore(level), rails, policy }, clock, {
     hostId: stableHostId(config.dataDir),
     partitions: config.partitions,
+    idleMs: config.actorIdleMs,
+    maxActors: config.maxActors,
   });
   await host.start();
 
@@ -77,7 +79,7 @@ export async function startPactNode(config: Config): Promise<PactNode> {
   reconciler.start(60_000);
 
   const app = buildGateway({
-    bus, readModel, projector, clock, version: VERSION, rails, policy, serverParty: serverKey.party, keeper, payoutWorker,
+    bus, readModel, projector, clock, version: VERSION, rails, policy, serverParty: serverKey.party, keeper, payoutWorker, host,
     testHooks: config.testHooks ? { clock, keeper, reconciler, projector, mockRail } : undefined,
   });
   await app.listen({ port: config.port, host: config.host });

@@ -1,0 +1,38 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { newParties, tradeSpec } from '../support/parties.js';
+import { Stack } from '../support/stack.js';
+
+// Memory stays bounded with many pacts: past PACT_MAX_ACTORS live actors the idle ones are snapshotted
+// and dropped, and a dropped pact comes back (snapshot + journal tail) on its next command.
+
+const MAX_ACTORS = 4;
+const test = suite<{ stack: Stack }>('passivation');
+
+test.before(async (context) => {
+  context.stack = await Stack.start({ PACT_MAX_ACTORS: String(MAX_ACTORS) });
+});
+test.after(async ({ stack }) => {
+  await stack.stop();
+});
+
+test('live actors stay bounded and passivated pacts come back on their next command', async ({ stack }) => {
+  const pacts = [];
+  for (let i = 0; i < 12; i++) {
+    const { seller, buyer } = newParties();
+    const id = (await stack.client.create(seller, tradeSpec(seller, buyer))).body.pact.id as string;
+    assert.is((await stack.client.fund(seller, id)).status, 200);
+    pacts.push({ seller, buyer, id });
+  }
+  const live = (await stack.client.request('GET', '/health')).body.actors.live;
+  assert.ok(live <= MAX_ACTORS, `${live} live actors`);
+  for (const { buyer, id } of pacts) {
+    const funded = await stack.client.fund(buyer, id);
+    assert.is(funded.status, 200, JSON.stringify(funded.body));
+    assert.is(funded.body.pact.state, 'ACTIVE');
+    assert.is(funded.body.pact.stateNonce, 2);
+  }
+  assert.ok((await stack.client.request('GET', '/health')).body.actors.live <= MAX_ACTORS);
+});
+
+test.run();
