@@ -90,33 +90,32 @@ test('dispute split: each side forfeits half its bond, an odd unit goes back', a
   });
 });
 
-test('verdict deadline: without a verdict everyone is refunded', async ({ stack }) => {
-  const { id } = await disputedPact(stack);
-  await stack.advanceClock(24 * HOUR);
+const FULL_REFUND = { 'deposit:buyer': '1001', 'bond:seller': '50', 'bond:buyer': '75' };
+
+/** Lets `ms` pass (the keeper pokes what is due) and checks the pact was cancelled with these refunds. */
+async function assertCancelledAfter(stack: Stack, id: string, ms: number, outcome: string, refunds: Record<string, string>) {
+  await stack.advanceClock(ms);
   const pact = (await stack.client.get(id)).body.pact;
   assert.is(pact.state, 'CANCELLED');
-  assert.is(pact.settlement?.outcome, 'cancelled_verdict_deadline');
-  assert.equal(amountsOf(await stack.settledPayouts(id)), { 'deposit:buyer': '1001', 'bond:seller': '50', 'bond:buyer': '75' });
+  assert.is(pact.settlement?.outcome, outcome);
+  assert.equal(amountsOf(await stack.settledPayouts(id)), refunds);
+}
+
+test('verdict deadline: without a verdict everyone is refunded', async ({ stack }) => {
+  const { id } = await disputedPact(stack);
+  await assertCancelledAfter(stack, id, 24 * HOUR, 'cancelled_verdict_deadline', FULL_REFUND);
 });
 
 test('missed fund deadline: cancelled, the party that funded is refunded', async ({ stack }) => {
   const { seller, buyer } = newParties();
   const id = (await stack.client.create(seller, tradeSpec(seller, buyer))).body.pact.id;
   await stack.client.fund(buyer, id);
-  await stack.advanceClock(24 * HOUR);
-  const pact = (await stack.client.get(id)).body.pact;
-  assert.is(pact.state, 'CANCELLED');
-  assert.is(pact.settlement?.outcome, 'cancelled_fund_deadline');
-  assert.equal(amountsOf(await stack.settledPayouts(id)), { 'deposit:buyer': '1001', 'bond:buyer': '75' });
+  await assertCancelledAfter(stack, id, 24 * HOUR, 'cancelled_fund_deadline', { 'deposit:buyer': '1001', 'bond:buyer': '75' });
 });
 
 test('missed perform deadline: cancelled with a full refund', async ({ stack }) => {
   const { id } = await activePact(stack);
-  await stack.advanceClock(168 * HOUR);
-  const pact = (await stack.client.get(id)).body.pact;
-  assert.is(pact.state, 'CANCELLED');
-  assert.is(pact.settlement?.outcome, 'cancelled_perform_deadline');
-  assert.equal(amountsOf(await stack.settledPayouts(id)), { 'deposit:buyer': '1001', 'bond:seller': '50', 'bond:buyer': '75' });
+  await assertCancelledAfter(stack, id, 168 * HOUR, 'cancelled_perform_deadline', FULL_REFUND);
 });
 
 test('withdraw: before activation the depositor gets deposit and bond back and may fund again', async ({ stack }) => {
@@ -141,7 +140,7 @@ test('mutual cancel: with every party’s approval, everyone is refunded', async
   assert.is(cancelled.status, 200, JSON.stringify(cancelled.body));
   assert.is(cancelled.body.pact.state, 'CANCELLED');
   assert.is(cancelled.body.pact.settlement?.outcome, 'cancelled_mutual');
-  assert.equal(amountsOf(await stack.settledPayouts(id)), { 'deposit:buyer': '1001', 'bond:seller': '50', 'bond:buyer': '75' });
+  assert.equal(amountsOf(await stack.settledPayouts(id)), FULL_REFUND);
 });
 
 test('a failed payout is retried and paid exactly once', async ({ stack }) => {

@@ -16,13 +16,25 @@ export const policy: ServerPolicy = {
   arbitrationFeeRecipient: feeRecipient.party,
 };
 
-/** A two-party spec: `a` proposes and puts in the pot, `b` receives; both post bonds. */
-export function twoPartySpec(a: KeyPair, b: KeyPair, overrides: Partial<PactSpec> = {}): PactSpec {
+/** Deposit and bond of each side of a two-party spec, in minor units. */
+export interface TwoPartyAmounts {
+  proposerBond: number;
+  payerDeposit: number;
+  payerBond: number;
+}
+
+/** A two-party spec: `a` proposes and puts nothing in the pot, `b` pays in; both post bonds. */
+export function twoPartySpec(
+  a: KeyPair,
+  b: KeyPair,
+  overrides: Partial<PactSpec> = {},
+  amounts: TwoPartyAmounts = { proposerBond: 100, payerDeposit: 1000, payerBond: 100 },
+): PactSpec {
   return {
     rail: 'mock',
     parties: [
-      { party: a.party, deposit: usdc(0), bond: usdc(100), required: true },
-      { party: b.party, deposit: usdc(1000), bond: usdc(100), required: true },
+      { party: a.party, deposit: usdc(0), bond: usdc(amounts.proposerBond), required: true },
+      { party: b.party, deposit: usdc(amounts.payerDeposit), bond: usdc(amounts.payerBond), required: true },
     ],
     proposer: a.party,
     terms: { spec: 'deliver a summary' },
