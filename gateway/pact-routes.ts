@@ -27,6 +27,7 @@ export interface PactRouteDeps {
 const PACT_ID = /^p_[0-9a-f]{32}$/;
 const DEFAULT_LIMIT = 50;
 const MAX_LIMIT = 200;
+const READ_YOUR_WRITES_WAIT_MS = 5_000;
 
 type Params = { id: string };
 type Built = { command: PactCommand } | { error: PactError };
@@ -66,7 +67,7 @@ const SIGNED_ROUTES: { path: string; action: PactAction; build: (call: SignedCal
 export function registerPactRoutes(app: FastifyInstance, deps: PactRouteDeps): void {
   const answer = async (reply: FastifyReply, result: CommandReply) => {
     if (!result.ok) return sendError(reply, result.error);
-    await deps.projector.reached(result.seq); // read-your-writes for the caller's next GET
+    await deps.projector.reached(result.seq, READ_YOUR_WRITES_WAIT_MS); // the caller's next GET sees this write
     return reply.send({ pact: result.pact });
   };
   const send = (pactId: string, command: CommandMessage['command']) => deps.bus.send(pactId, command);

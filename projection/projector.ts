@@ -47,14 +47,23 @@ export class Projector {
     await this.messages?.close();
   }
 
-  get seq(): number {
-    return this.position;
-  }
-
-  /** Resolves once the read model holds journal position `seq`. */
-  reached(seq: number): Promise<void> {
+  /**
+   * Resolves once the read model holds journal position `seq`, or after `timeoutMs` when one is given:
+   * then a lagging read model delays answers but never blocks them.
+   */
+  reached(seq: number, timeoutMs?: number): Promise<void> {
     if (seq <= this.position) return Promise.resolve();
-    return new Promise((resolve) => this.waiters.push({ seq, resolve }));
+    return new Promise((resolve) => {
+      const waiter = { seq, resolve: () => (clearTimeout(timer), resolve()) };
+      const timer =
+        timeoutMs === undefined
+          ? undefined
+          : setTimeout(() => {
+              this.waiters.splice(this.waiters.indexOf(waiter), 1);
+              resolve();
+            }, timeoutMs);
+      this.waiters.push(waiter);
+    });
   }
 
   private enqueue(seq: number, entry: JournalEntry): void {
