@@ -105,7 +105,7 @@ export class PactActor {
     const party = pact.parties.find((p) => p.party === command.signer)!;
     const rail = this.deps.rails.get(pact.rail)!;
     const amount = { amount: (BigInt(party.deposit.amount) + BigInt(party.bond.amount)).toString(), asset: pact.asset };
-    const requirement = rail.requirement(party.party, amount);
+    const requirement = rail.quote(party.party, amount);
     if (command.proof === null) {
       return failure(pactError('payment_required', 'pay the requirement, then repeat the call with X-PAYMENT', { requirement }));
     }

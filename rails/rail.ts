@@ -63,7 +63,8 @@ export interface Rail {
   readonly name: RailName;
   /** Where the pact's escrow lives on this rail (`payTo`). */
   readonly escrowAccount: string;
-  requirement(payer: PartyId, amount: Money): Requirement;
+  /** What `payer` must pay into escrow for `amount`: the body of the fund call's 402. */
+  quote(payer: PartyId, amount: Money): Requirement;
   collect(request: CollectRequest): Promise<RailReceipt>;
   payout(request: PayoutRequest): Promise<RailReceipt>;
   /** Every collect made, for the reconciler that reverses collects no pact recorded. */

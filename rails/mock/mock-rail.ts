@@ -66,7 +66,7 @@ export class MockRail implements Rail {
     return new MockRail(db, defaultBalance, accounts, applied);
   }
 
-  requirement(_payer: PartyId, amount: Money): Requirement {
+  quote(_payer: PartyId, amount: Money): Requirement {
     return {
       rail: 'mock',
       amount,

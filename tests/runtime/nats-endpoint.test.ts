@@ -1,0 +1,65 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connect } from '@nats-io/transport-node';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { loadConfig } from '../../runtime/config.js';
+import { natsEndpoint } from '../../runtime/nats-endpoint.js';
+import { startNatsServer } from '../../runtime/nats-server.js';
+
+const DEAD_URL = 'nats://127.0.0.1:1'; // nothing listens on port 1
+
+const configFor = (dataDir: string, natsUrl?: string) =>
+  ({ ...loadConfig({ PACT_DATA_DIR: dataDir, ...(natsUrl ? { NATS_URL: natsUrl } : {}) }), natsUrl: natsUrl ?? DEAD_URL });
+
+async function withTempDir(run: (dir: string) => Promise<void>) {
+  const dir = mkdtempSync(join(tmpdir(), 'pact-nats-'));
+  try {
+    await run(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+test('a given NATS_URL that answers is used as is', async () => {
+  await withTempDir(async (dir) => {
+    const server = await startNatsServer(join(dir, 'nats'));
+    try {
+      const endpoint = await natsEndpoint(configFor(dir, server.url));
+      assert.is(endpoint.url, server.url);
+      assert.is(endpoint.stop, undefined, 'nothing of ours to stop');
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
+test('a given NATS_URL that does not answer is a clear error, not a private server', async () => {
+  await withTempDir(async (dir) => {
+    try {
+      await natsEndpoint(configFor(dir, DEAD_URL));
+      assert.unreachable('should have thrown');
+    } catch (error) {
+      assert.match(String(error), /NATS at nats:\/\/127\.0\.0\.1:1 does not answer/);
+    }
+  });
+});
+
+test('with no NATS answering the default, a private nats-server starts under the data dir and is reused', async () => {
+  await withTempDir(async (dir) => {
+    const first = await natsEndpoint(configFor(dir));
+    try {
+      assert.ok(first.stop, 'a private server was started');
+      const nc = await connect({ servers: first.url });
+      assert.ok(nc.info?.jetstream, 'with JetStream');
+      await nc.close();
+      const again = await natsEndpoint(configFor(dir));
+      assert.is(again.url, first.url, 'a restart finds the private server still running');
+    } finally {
+      await first.stop?.();
+    }
+  });
+});
+
+test.run();
