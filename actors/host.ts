@@ -1,7 +1,7 @@
 import type { ConsumerMessages, JsMsg } from '@nats-io/jetstream';
 import { pactError } from '../protocol/errors.js';
 import type { Clock } from '../runtime/clock.js';
-import { ensureDurableConsumer, type Nats } from './nats.js';
+import { ensureDurableConsumer, PULL, type Nats } from './nats.js';
 import { Leases } from './leases.js';
 import type { CommandMessage, CommandReply } from './messages.js';
 import { PactActor, type ActorDeps } from './pact-actor.js';
@@ -85,7 +85,7 @@ export class ActorHost {
       maxAckPending: 1_000,
     });
     const consumer = await this.nats.js.consumers.get(CMD_STREAM, name);
-    const messages = await consumer.consume({ max_messages: 256 });
+    const messages = await consumer.consume({ ...PULL, max_messages: 256 });
     void (async () => {
       for await (const message of messages) this.dispatch(message);
     })();

@@ -28,11 +28,42 @@ export interface NatsOptions {
   leaseTtlMs?: number;
 }
 
+/**
+ * Pull options for every consumer: a 5 s pull expiry (heartbeats every 2.5 s) instead of 30 s, so a
+ * consumer whose server died is noticed and recreated within seconds.
+ */
+export const PULL = { expires: 5_000 } as const;
+
+/** `url` may list several servers, comma-separated. */
+export const serversOf = (url: string): string[] => url.split(',').map((s) => s.trim()).filter(Boolean);
+
 /** Connects and makes sure the streams and the lease bucket exist. */
 export async function connectNats(options: NatsOptions): Promise<Nats> {
-  const nc = await connect({ servers: options.url, maxReconnectAttempts: -1, name: 'pact' });
-  const jsm = await jetstreamManager(nc);
+  const nc = await connect({ servers: serversOf(options.url), maxReconnectAttempts: -1, name: 'pact' });
   const replicas = options.replicas ?? 1;
+  const jsm = await untilJetStreamAnswers(async () => {
+    const manager = await jetstreamManager(nc);
+    await ensureStreams(manager, replicas);
+    return manager;
+  });
+  const leases = await new Kvm(nc).create(LEASE_BUCKET, { ttl: options.leaseTtlMs ?? 15_000, replicas, history: 1 });
+  return { nc, js: jetstream(nc), jsm, leases };
+}
+
+/** A cluster that has just started elects its JetStream leader first; until then, API calls fail. */
+async function untilJetStreamAnswers<T>(work: () => Promise<T>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await work();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
+}
+
+async function ensureStreams(jsm: JetStreamManager, replicas: number): Promise<void> {
   await ensureStream(jsm, {
     name: CMD_STREAM,
     subjects: ['pact.cmd.>'],
@@ -48,8 +79,6 @@ export async function connectNats(options: NatsOptions): Promise<Nats> {
     storage: StorageType.File,
     num_replicas: replicas,
   });
-  const leases = await new Kvm(nc).create(LEASE_BUCKET, { ttl: options.leaseTtlMs ?? 15_000, replicas, history: 1 });
-  return { nc, js: jetstream(nc), jsm, leases };
 }
 
 async function ensureStream(jsm: JetStreamManager, config: Parameters<JetStreamManager['streams']['add']>[0]) {

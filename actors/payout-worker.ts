@@ -3,7 +3,7 @@ import type { Payout } from '../machines/pact/types.js';
 import type { PayoutPurpose, Rail } from '../rails/rail.js';
 import type { CommandBus } from './command-bus.js';
 import { decodeEntry } from './journal.js';
-import { ensureDurableConsumer, type Nats } from './nats.js';
+import { ensureDurableConsumer, PULL, type Nats } from './nats.js';
 import { JOURNAL_STREAM, JOURNAL_WILDCARD, PAYOUT_CONSUMER } from './subjects.js';
 
 const RETRY_DELAY_MS = 2_000;
@@ -31,7 +31,7 @@ export class PayoutWorker {
       maxAckPending: 512,
     });
     const consumer = await this.nats.js.consumers.get(JOURNAL_STREAM, PAYOUT_CONSUMER);
-    this.messages = await consumer.consume({ max_messages: 128 });
+    this.messages = await consumer.consume({ ...PULL, max_messages: 128 });
     void (async () => {
       for await (const message of this.messages!) void this.handle(message);
     })();

@@ -250,7 +250,7 @@ async function main(): Promise<void> {
   console.log(`  node:crypto verify, 32-byte digest, cached KeyObject  ${fixed(verifyRate, 0)} /s`);
   console.log(`  verifySignature of a signed call (JCS + SHA-256 + verify)  ${fixed(callVerifyRate, 0)} /s`);
 
-  const stack = await Stack.start({}, (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean));
+  const stack = await Stack.start({ nodeArgs: (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean) });
   try {
     const client = new PactClient(stack.url); // signs with Date.now(); the server clock has no offset
     const warm = new Recorder();

@@ -1,10 +1,12 @@
-import { DeliverPolicy, type ConsumerMessages } from '@nats-io/jetstream';
+import { AckPolicy, DeliverPolicy, type ConsumerMessages } from '@nats-io/jetstream';
 import { decodeEntry, type JournalEntry } from '../actors/journal.js';
-import type { Nats } from '../actors/nats.js';
-import { JOURNAL_STREAM } from '../actors/subjects.js';
+import { PULL, type Nats } from '../actors/nats.js';
+import { JOURNAL_STREAM, JOURNAL_WILDCARD } from '../actors/subjects.js';
 import type { ReadModel } from './read-model.js';
 
 type Listener = (entry: JournalEntry) => void;
+
+const DAY_NS = 86_400 * 1e9;
 
 /**
  * Follows the journal into the read model. A reader that just wrote waits for `reached(seq)`
@@ -18,25 +20,40 @@ export class Projector {
   private buffer: { seq: number; entry: JournalEntry }[] = [];
   private writing = false;
 
+  private readonly consumerName: string;
+
+  /** `nodeId` names this node's consumer: every node keeps its own read model. */
   constructor(
     private readonly nats: Nats,
     private readonly readModel: ReadModel,
-  ) {}
+    nodeId: string,
+  ) {
+    this.consumerName = `projector-${nodeId}`;
+  }
 
   onEntry(listener: Listener): void {
     this.listeners.push(listener);
   }
 
-  /** Catches up with everything journaled so far, then keeps following. */
+  /**
+   * Catches up with everything journaled so far, then keeps following. The consumer is a durable one
+   * (replicated with the stream, so it outlives a NATS node), made anew at each start from the read
+   * model's own position; the position lives in LevelDB, so no acks are needed.
+   */
   async start(): Promise<void> {
     this.position = await this.readModel.checkpoint();
-    const info = await this.nats.jsm.streams.info(JOURNAL_STREAM);
-    const target = info.state.last_seq;
-    const consumer = await this.nats.js.consumers.get(JOURNAL_STREAM, {
+    const target = (await this.nats.jsm.streams.info(JOURNAL_STREAM)).state.last_seq;
+    await this.nats.jsm.consumers.delete(JOURNAL_STREAM, this.consumerName).catch(() => undefined);
+    await this.nats.jsm.consumers.add(JOURNAL_STREAM, {
+      durable_name: this.consumerName,
+      filter_subject: JOURNAL_WILDCARD,
+      ack_policy: AckPolicy.None,
       deliver_policy: DeliverPolicy.StartSequence,
       opt_start_seq: this.position + 1,
+      inactive_threshold: DAY_NS, // a node that never comes back leaves no consumer behind
     });
-    this.messages = await consumer.consume();
+    const consumer = await this.nats.js.consumers.get(JOURNAL_STREAM, this.consumerName);
+    this.messages = await consumer.consume(PULL);
     void (async () => {
       for await (const message of this.messages!) this.enqueue(message.seq, decodeEntry(message.data));
     })();

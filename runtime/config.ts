@@ -5,6 +5,7 @@ export interface Config {
   port: number;
   host: string;
   dataDir: string;
+  /** One server or several, comma-separated. */
   natsUrl: string;
   /** True when NATS_URL was given: then no private nats-server is started. */
   natsUrlGiven: boolean;
@@ -12,6 +13,7 @@ export interface Config {
   evaluatorKeyFile: string | undefined;
   evaluatorTimeoutMs: number;
   partitions: number;
+  replicas: number;
   maxActors: number;
   actorIdleMs: number;
   mockDefaultBalance: bigint;
@@ -37,6 +39,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     evaluatorKeyFile: env.PACT_EVALUATOR_KEY_FILE || undefined,
     evaluatorTimeoutMs: integer('PACT_EVALUATOR_TIMEOUT_MS', 24 * 3_600_000, env),
     partitions: Math.max(1, integer('PACT_PARTITIONS', 8, env)),
+    replicas: Math.max(1, integer('PACT_REPLICAS', 1, env)),
     maxActors: Math.max(1, integer('PACT_MAX_ACTORS', 10_000, env)),
     actorIdleMs: integer('PACT_ACTOR_IDLE_MS', 60_000, env),
     mockDefaultBalance: BigInt(integer('PACT_MOCK_DEFAULT_BALANCE', 1_000_000_000, env)),

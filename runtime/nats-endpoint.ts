@@ -1,12 +1,13 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { connect } from '@nats-io/transport-node';
+import { serversOf } from '../actors/nats.js';
 import type { Config } from './config.js';
 import { startNatsServer } from './nats-server.js';
 
 async function answers(url: string): Promise<boolean> {
   try {
-    const nc = await connect({ servers: url, timeout: 1_500, reconnect: false });
+    const nc = await connect({ servers: serversOf(url), timeout: 1_500, reconnect: false });
     await nc.close();
     return true;
   } catch {

@@ -29,7 +29,8 @@ export interface PactNode {
   close(): Promise<void>;
 }
 
-function stableHostId(dataDir: string): string {
+/** Names this node in leases and consumer names; kept in the data directory across restarts. */
+function stableNodeId(dataDir: string): string {
   const file = join(dataDir, 'host-id');
   if (!existsSync(file)) writeFileSync(file, randomUUID());
   return readFileSync(file, 'utf8').trim();
@@ -49,7 +50,7 @@ export async function startPactNode(config: Config): Promise<PactNode> {
   };
 
   const natsServer = await natsEndpoint(config);
-  const nats = await connectNats({ url: natsServer.url });
+  const nats = await connectNats({ url: natsServer.url, replicas: config.replicas });
   const level = await openLevel(join(config.dataDir, 'leveldb'));
   const mockLevel = await openLevel(join(config.dataDir, 'mock-rail'));
   const mockRail = await MockRail.open(mockLevel, config.mockDefaultBalance);
@@ -57,8 +58,9 @@ export async function startPactNode(config: Config): Promise<PactNode> {
 
   const bus = new CommandBus(nats, config.partitions, config.commandTimeoutMs);
   const journal = new Journal(nats.js, nats.jsm);
+  const nodeId = stableNodeId(config.dataDir);
   const host = new ActorHost(nats, { journal, snapshots: new SnapshotStore(level), rails, policy }, clock, {
-    hostId: stableHostId(config.dataDir),
+    hostId: nodeId,
     partitions: config.partitions,
     idleMs: config.actorIdleMs,
     maxActors: config.maxActors,
@@ -66,7 +68,7 @@ export async function startPactNode(config: Config): Promise<PactNode> {
   await host.start();
 
   const readModel = new ReadModel(level);
-  const projector = new Projector(nats, readModel);
+  const projector = new Projector(nats, readModel, nodeId);
   const keeper = new Keeper(bus, clock);
   projector.onEntry((entry) => keeper.track(entry.pact));
   await projector.start();

@@ -10,7 +10,7 @@ const MAX_ACTORS = 4;
 const test = suite<{ stack: Stack }>('passivation');
 
 test.before(async (context) => {
-  context.stack = await Stack.start({ PACT_MAX_ACTORS: String(MAX_ACTORS) });
+  context.stack = await Stack.start({ env: { PACT_MAX_ACTORS: String(MAX_ACTORS) } });
 });
 test.after(async ({ stack }) => {
   await stack.stop();

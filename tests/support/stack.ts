@@ -24,7 +24,9 @@ export class Stack {
 
   private constructor(
     readonly root: string,
-    readonly nats: NatsServerProcess,
+    readonly natsUrl: string,
+    /** The private nats-server, when the stack started its own. */
+    private readonly nats: NatsServerProcess | undefined,
     private readonly env: Record<string, string>,
     private readonly nodeArgs: string[],
   ) {
@@ -39,11 +41,14 @@ export class Stack {
   /** The server's clock as last seen through the test hook; signed calls are stamped with it. */
   now = Date.now();
 
-  /** `nodeArgs` go to the server's node, e.g. `--cpu-prof` for profiling. */
-  static async start(env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<Stack> {
+  /**
+   * `env` adds to the server's environment; `nodeArgs` go to its node (e.g. `--cpu-prof`); `natsUrl` points
+   * it at a NATS the caller runs (a cluster), else the stack starts a private nats-server.
+   */
+  static async start(options: { env?: Record<string, string>; nodeArgs?: string[]; natsUrl?: string } = {}): Promise<Stack> {
     const root = mkdtempSync(join(tmpdir(), 'pact-test-'));
-    const nats = await startNatsServer(join(root, 'nats'));
-    const stack = new Stack(root, nats, env, nodeArgs);
+    const nats = options.natsUrl ? undefined : await startNatsServer(join(root, 'nats'));
+    const stack = new Stack(root, options.natsUrl ?? nats!.url, nats, options.env ?? {}, options.nodeArgs ?? []);
     await stack.startServer();
     return stack;
   }
@@ -64,7 +69,7 @@ export class Stack {
         ...process.env,
         PACT_PORT: String(this.port),
         PACT_DATA_DIR: this.dataDir,
-        NATS_URL: this.nats.url,
+        NATS_URL: this.natsUrl,
         PACT_TEST_HOOKS: '1',
         PACT_EVALUATOR_KEY_FILE: join(this.root, 'evaluator.seed'),
         ...this.env,
@@ -102,7 +107,7 @@ export class Stack {
 
   async stop(): Promise<void> {
     await this.kill('SIGTERM');
-    await this.nats.stop();
+    await this.nats?.stop();
     rmSync(this.root, { recursive: true, force: true });
   }
 

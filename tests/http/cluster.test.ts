@@ -1,0 +1,72 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connect } from '@nats-io/transport-node';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { JOURNAL_STREAM } from '../../actors/subjects.js';
+import { assertNothingAcknowledgedLost, assertPaidExactlyOnce, finishAll, startTrade, step, type Tracked } from '../support/lifecycle-driver.js';
+import { startNatsCluster, type NatsCluster } from '../support/nats-cluster.js';
+import { Stack } from '../support/stack.js';
+
+// The service on the 3-node JetStream cluster of deploy/nats-cluster (streams and the lease bucket with 3
+// replicas). Killing the node that leads the journal stream must lose nothing acknowledged; the service
+// goes on once the cluster has a new leader.
+
+const TRADES = 6;
+const ACROSS_FAILOVER_MS = 30_000; // time each trade may take while the cluster elects new leaders
+
+const test = suite<{ root: string; cluster: NatsCluster; stack: Stack }>('on a 3-node NATS cluster');
+
+test.before(async (context) => {
+  context.root = mkdtempSync(join(tmpdir(), 'pact-cluster-'));
+  context.cluster = await startNatsCluster(context.root);
+  context.stack = await Stack.start({ natsUrl: context.cluster.url, env: { PACT_REPLICAS: '3' } });
+});
+test.after(async ({ root, cluster, stack }) => {
+  await stack.stop();
+  await cluster.stop();
+  rmSync(root, { recursive: true, force: true });
+});
+
+async function journalLeader(cluster: NatsCluster): Promise<string> {
+  const nc = await connect({ servers: cluster.url.split(',') });
+  try {
+    const info = await (await jetstreamManager(nc)).streams.info(JOURNAL_STREAM);
+    assert.is(info.config.num_replicas, 3);
+    return info.cluster!.leader!;
+  } finally {
+    await nc.close();
+  }
+}
+
+async function startTrades(stack: Stack): Promise<Tracked[]> {
+  const trades: Tracked[] = [];
+  for (let i = 0; i < TRADES; i++) {
+    const t = await startTrade(stack);
+    assert.ok(t, 'create answered');
+    trades.push(t);
+  }
+  return trades;
+}
+
+test('losing the journal leader loses nothing acknowledged and the service goes on', async ({ cluster, stack }) => {
+  const settledBefore = await startTrades(stack);
+  await finishAll(stack, settledBefore);
+  const halfway = await startTrades(stack);
+  for (const t of halfway) await step(stack, t); // each has one fund in
+
+  const leader = await journalLeader(cluster);
+  const node = cluster.nodes[Number(leader.replace('pact-n', '')) - 1]!;
+  process.kill(node.pid, 'SIGKILL');
+
+  await assertNothingAcknowledgedLost(stack, [...settledBefore, ...halfway]);
+  await finishAll(stack, halfway, ACROSS_FAILOVER_MS);
+  const after = await startTrades(stack);
+  await finishAll(stack, after, ACROSS_FAILOVER_MS);
+  assert.is.not(await journalLeader(cluster), leader, 'a new leader took over');
+  await assertPaidExactlyOnce(stack, [...settledBefore, ...halfway, ...after]);
+});
+
+test.run();

@@ -1,0 +1,48 @@
+import { createServer } from 'node:net';
+import { join, resolve } from 'node:path';
+import { startNatsServer, type NatsServerProcess } from '../../runtime/nats-server.js';
+
+const DEPLOY = resolve(import.meta.dirname, '..', '..', 'deploy', 'nats-cluster');
+
+async function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const server = createServer();
+    server.once('error', fail);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => done(port));
+    });
+  });
+}
+
+export interface NatsCluster {
+  /** All client URLs, comma-separated, as NATS_URL takes them. */
+  url: string;
+  nodes: NatsServerProcess[];
+  stop(): Promise<void>;
+}
+
+/**
+ * The 3-node JetStream cluster of deploy/nats-cluster on loopback, with the client and route ports moved
+ * to free ones so that runs never collide, each node's store under `root`.
+ */
+export async function startNatsCluster(root: string): Promise<NatsCluster> {
+  const clusterPorts = [await freePort(), await freePort(), await freePort()];
+  const routes = clusterPorts.map((port) => `nats-route://127.0.0.1:${port}`).join(',');
+  const nodes = await Promise.all(
+    clusterPorts.map((port, i) =>
+      startNatsServer(join(root, `nats-n${i + 1}`), [
+        '-c', join(DEPLOY, `n${i + 1}.conf`),
+        '--cluster', `nats://127.0.0.1:${port}`,
+        '--routes', routes,
+      ]),
+    ),
+  );
+  return {
+    url: nodes.map((n) => n.url).join(','),
+    nodes,
+    stop: async () => {
+      await Promise.all(nodes.map((n) => n.stop()));
+    },
+  };
+}
