@@ -92,6 +92,10 @@ export class ActorHost {
     return messages;
   }
 
+  /**
+   * Runs one command and answers it. A command that fails (the journal did not take the entry, say) is
+   * answered 503 and not retried: the caller was told the outcome is unknown and reads the pact.
+   */
   private dispatch(message: JsMsg): void {
     let command: CommandMessage;
     try {
@@ -100,15 +104,10 @@ export class ActorHost {
       message.term();
       return;
     }
-    void this.run(command)
-      .then((reply) => {
-        if (command.replyTo) this.nats.nc.publish(command.replyTo, encoder.encode(JSON.stringify(reply)));
-        message.ack();
-      })
-      .catch((error) => {
-        console.error(`command ${command.id} on ${command.pactId} failed; it will be redelivered`, error);
-        message.nak(1_000);
-      });
+    void this.run(command).then((reply) => {
+      if (command.replyTo) this.nats.nc.publish(command.replyTo, encoder.encode(JSON.stringify(reply)));
+      message.ack();
+    });
   }
 
   /** Queues the command behind the pact's earlier ones. */
@@ -123,12 +122,10 @@ export class ActorHost {
       live.busy--;
       live.lastUsed = Date.now();
     });
-    return result.catch((error) => {
-      this.live.delete(command.pactId); // reload from snapshot + journal on the next command
-      if (error instanceof Error && /timeout|connection/i.test(error.message)) {
-        return { ok: false, error: pactError('unavailable', 'the journal did not answer; retry') } as CommandReply;
-      }
-      throw error;
+    return result.catch((error): CommandReply => {
+      console.error(`command ${command.id} on ${command.pactId} failed:`, String(error));
+      this.live.delete(command.pactId); // the next command reloads it from snapshot + journal
+      return { ok: false, error: pactError('unavailable', 'the command could not be applied now; read the pact and retry') };
     });
   }
 

@@ -2,7 +2,7 @@ import type { ConsumerMessages, JsMsg } from '@nats-io/jetstream';
 import type { Payout } from '../machines/pact/types.js';
 import type { PayoutPurpose, Rail } from '../rails/rail.js';
 import type { CommandBus } from './command-bus.js';
-import { decodeEntry } from './journal.js';
+import { decodeEntry, type JournalEntry } from './journal.js';
 import { ensureDurableConsumer, PULL, type Nats } from './nats.js';
 import { JOURNAL_STREAM, JOURNAL_WILDCARD, PAYOUT_CONSUMER } from './subjects.js';
 
@@ -53,7 +53,7 @@ export class PayoutWorker {
     try {
       const rail = this.rails.get(entry.pact.rail);
       if (!rail) throw new Error(`rail ${entry.pact.rail} is not configured`);
-      const paid = await this.execute(rail, entry.pact.asset, entry.payouts, () => message.working());
+      const paid = await this.execute(rail, entry, () => message.working());
       if (paid.length > 0) {
         const reply = await this.bus.send(entry.pactId, { type: 'recordPayouts', paid });
         if (!reply.ok) throw new Error(`recording payouts failed: ${reply.error.error}`);
@@ -66,16 +66,16 @@ export class PayoutWorker {
     }
   }
 
-  private async execute(rail: Rail, asset: string, payouts: Payout[], stillWorking: () => void) {
+  private async execute(rail: Rail, entry: JournalEntry, stillWorking: () => void) {
     const paid: { key: string; railRef: string }[] = [];
-    for (const payout of payouts) {
+    for (const payout of entry.payouts) {
       stillWorking();
       try {
         const receipt = await rail.payout({
           key: payout.key,
-          pactId: payout.key.split(':')[0]!,
+          pactId: entry.pactId,
           payee: payout.party,
-          amount: { amount: payout.amount, asset },
+          amount: { amount: payout.amount, asset: entry.pact.asset },
           purpose: purposeOf(payout),
         });
         paid.push({ key: payout.key, railRef: receipt.ref });

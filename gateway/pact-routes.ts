@@ -32,36 +32,37 @@ const READ_YOUR_WRITES_WAIT_MS = 5_000;
 type Params = { id: string };
 type Built = { command: PactCommand } | { error: PactError };
 
+interface SignedRoute {
+  path: string;
+  action: PactAction;
+  build: (body: SignedCall<unknown>, payment: string | undefined) => Built;
+}
+
+/** A route whose `call`, once the action's schema has passed, has the shape `T`. */
+const signedRoute = <T>(path: string, action: PactAction, build: (body: SignedCall<T>, payment: string | undefined) => Built): SignedRoute => ({
+  path,
+  action,
+  build: build as SignedRoute['build'],
+});
+
 /** How each signed route turns its verified call into a command. */
-const SIGNED_ROUTES: { path: string; action: PactAction; build: (call: SignedCall<any>, payment?: string) => Built }[] = [
-  {
-    path: 'fund',
-    action: 'pacts.fund',
-    build: (body, payment) => {
-      const proof = payment === undefined ? null : parsePaymentHeader(payment);
-      if (proof === undefined) return { error: pactError('invalid_request', 'X-PAYMENT is neither JSON nor base64 JSON', { field: 'X-PAYMENT' }) };
-      return { command: { type: 'fund', signer: body.signer, stateNonce: body.stateNonce, proof } };
-    },
-  },
-  { path: 'withdraw', action: 'pacts.withdraw', build: (body) => ({ command: { type: 'withdraw', signer: body.signer, stateNonce: body.stateNonce } }) },
-  {
-    path: 'propose',
-    action: 'pacts.propose',
-    build: (body: SignedCall<Proposal>) => {
-      const problem = sharesProblem(body.call.distribution);
-      if (problem) return { error: pactError('invalid_request', problem, { field: 'call.distribution' }) };
-      return { command: { type: 'propose', signer: body.signer, stateNonce: body.stateNonce, proposal: body.call } };
-    },
-  },
-  { path: 'cosign', action: 'pacts.cosign', build: (body) => ({ command: { type: 'cosign', signer: body.signer, stateNonce: body.stateNonce } }) },
-  {
-    path: 'object',
-    action: 'pacts.object',
-    build: (body: SignedCall<{ reason: string }>) => ({
-      command: { type: 'object', signer: body.signer, stateNonce: body.stateNonce, reason: body.call.reason },
-    }),
-  },
-  { path: 'cancel', action: 'pacts.cancel', build: cancelCommand },
+const SIGNED_ROUTES: SignedRoute[] = [
+  signedRoute<Record<string, never>>('fund', 'pacts.fund', (body, payment) => {
+    const proof = payment === undefined ? null : parsePaymentHeader(payment);
+    if (proof === undefined) return { error: pactError('invalid_request', 'X-PAYMENT is neither JSON nor base64 JSON', { field: 'X-PAYMENT' }) };
+    return { command: { type: 'fund', signer: body.signer, stateNonce: body.stateNonce, proof } };
+  }),
+  signedRoute('withdraw', 'pacts.withdraw', (body) => ({ command: { type: 'withdraw', signer: body.signer, stateNonce: body.stateNonce } })),
+  signedRoute<Proposal>('propose', 'pacts.propose', (body) => {
+    const problem = sharesProblem(body.call.distribution);
+    if (problem) return { error: pactError('invalid_request', problem, { field: 'call.distribution' }) };
+    return { command: { type: 'propose', signer: body.signer, stateNonce: body.stateNonce, proposal: body.call } };
+  }),
+  signedRoute('cosign', 'pacts.cosign', (body) => ({ command: { type: 'cosign', signer: body.signer, stateNonce: body.stateNonce } })),
+  signedRoute<{ reason: string }>('object', 'pacts.object', (body) => ({
+    command: { type: 'object', signer: body.signer, stateNonce: body.stateNonce, reason: body.call.reason },
+  })),
+  signedRoute('cancel', 'pacts.cancel', cancelCommand),
 ];
 
 export function registerPactRoutes(app: FastifyInstance, deps: PactRouteDeps): void {
@@ -89,7 +90,7 @@ export function registerPactRoutes(app: FastifyInstance, deps: PactRouteDeps): v
   );
 
   for (const route of SIGNED_ROUTES) {
-    app.post<{ Params: Params; Body: SignedCall<any> }>(
+    app.post<{ Params: Params; Body: SignedCall<unknown> }>(
       `/pacts/:id/${route.path}`,
       { schema: { body: signedCallSchema(route.action) }, preValidation: signedForThisRoute(route.action) },
       async (request, reply) => {
