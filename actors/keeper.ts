@@ -5,6 +5,7 @@ import type { CommandBus } from './command-bus.js';
 
 const MAX_TIMER_MS = 3_600_000; // Node fires timers above 2^31-1 ms at once: re-arm at most hourly
 const CONCURRENCY = 32;
+const RETRY_MS = 1_000;
 
 /**
  * Keeps each open pact's next deadline and, when one is due, sends a `poke` through the command path,
@@ -49,7 +50,8 @@ export class Keeper {
   async tick(): Promise<number> {
     this.running ??= this.pokeDue().finally(() => {
       this.running = undefined;
-      this.arm(this.earliest());
+      // What is still due after a tick could not be poked (NATS away, say): try again a second later.
+      this.arm(Math.max(this.earliest(), this.clock.now() + RETRY_MS));
     });
     await this.running;
     return this.lastSeq;
