@@ -30,6 +30,8 @@ type Outcome = { event: JournalEvent; next: Pact } | { reply: CommandReply };
  * a snapshot goes to LevelDB every SNAPSHOT_EVERY entries and when the actor is passivated.
  */
 export class PactActor {
+  private unsnapshotted = 0;
+
   private constructor(
     readonly pactId: string,
     private readonly deps: ActorDeps,
@@ -38,18 +40,12 @@ export class PactActor {
     private recentCommands: string[],
   ) {}
 
-  private unsnapshotted = 0;
-
   /** Comes back from the LevelDB snapshot plus the journal tail, or from the journal alone. */
   static async load(pactId: string, deps: ActorDeps): Promise<PactActor> {
     const snapshot = await deps.snapshots.get(pactId);
     const actor = new PactActor(pactId, deps, snapshot?.pact, snapshot?.seq ?? 0, snapshot?.recentCommands ?? []);
     await actor.catchUp();
     return actor;
-  }
-
-  get current(): Pact | undefined {
-    return this.pact;
   }
 
   async handle(message: CommandMessage, now: number, retried = false): Promise<CommandReply> {
