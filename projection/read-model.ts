@@ -74,7 +74,11 @@ export class ReadModel {
     await this.level.batch(operations as never);
   }
 
-  /** Pacts matching every filter, oldest update first; a page never splits one millisecond unless it must. */
+  /**
+   * Pacts matching every filter, oldest update first. A page never splits a millisecond: it may hold more
+   * than `limit` pacts when several share the last one's, so paging by `since` never skips one. Work is
+   * bounded: after SCAN_LIMIT index entries the page ends before the millisecond it reached.
+   */
   async list(filter: ListFilter): Promise<ListPage> {
     const prefix = filter.groupId !== undefined
       ? `group!${filter.groupId}!`
@@ -83,19 +87,20 @@ export class ReadModel {
         : filter.state !== undefined
           ? `state!${filter.state}!`
           : 'all!';
-    const matches: Pact[] = [];
-    let scanned = 0;
-    let more = false;
     const start = filter.since !== undefined ? `${prefix}${pad(filter.since)}!\uffff` : prefix;
-    for await (const id of this.index.values({ gt: start, lt: `${prefix}\uffff` })) {
-      if (++scanned > SCAN_LIMIT || matches.length > filter.limit) {
-        more = true;
-        break;
+    const pacts: { at: number; pact: Pact }[] = [];
+    let scanned = 0;
+    for await (const [key, id] of this.index.iterator({ gt: start, lt: `${prefix}\uffff` })) {
+      const at = Number(key.slice(prefix.length, prefix.length + 15));
+      const lastAt = pacts.at(-1)?.at;
+      if (pacts.length >= filter.limit && at !== lastAt) return { pacts: pacts.map((p) => p.pact), nextSince: lastAt! };
+      if (++scanned > SCAN_LIMIT) {
+        return { pacts: pacts.filter((p) => p.at < at).map((p) => p.pact), nextSince: at - 1 };
       }
       const pact = await this.pacts.get(id);
-      if (pact && matchesAll(pact, filter)) matches.push(pact);
+      if (pact && matchesAll(pact, filter)) pacts.push({ at, pact });
     }
-    return page(matches, filter.limit, more);
+    return { pacts: pacts.map((p) => p.pact), nextSince: null };
   }
 
   async countInState(state: PactState): Promise<number> {
@@ -118,16 +123,6 @@ function matchesAll(pact: Pact, filter: ListFilter): boolean {
   return (
     (filter.party === undefined || pact.parties.some((p) => p.party === filter.party)) &&
     (filter.state === undefined || pact.state === filter.state) &&
-    (filter.groupId === undefined || pact.groupId === filter.groupId) &&
-    (filter.since === undefined || pact.updatedAt > filter.since)
+    (filter.groupId === undefined || pact.groupId === filter.groupId)
   );
-}
-
-function page(matches: Pact[], limit: number, more: boolean): ListPage {
-  if (matches.length <= limit && !more) return { pacts: matches, nextSince: null };
-  let cut = Math.min(limit, matches.length);
-  const boundary = matches[cut]?.updatedAt;
-  while (cut > 1 && boundary !== undefined && matches[cut - 1]!.updatedAt === boundary) cut--;
-  const pacts = matches.slice(0, cut);
-  return { pacts, nextSince: pacts.at(-1)?.updatedAt ?? null };
 }

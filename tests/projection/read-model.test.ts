@@ -1,0 +1,62 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { Pact } from '../../machines/pact/types.js';
+import { ReadModel } from '../../projection/read-model.js';
+import { generateKeyPair } from '../../protocol/sign.js';
+import { openLevel, type JsonLevel } from '../../storage/level.js';
+import { pactFrom, twoPartySpec } from '../support/pacts.js';
+
+// The read model on a real LevelDB: indexes move with updates, and pages never split a millisecond.
+
+const test = suite<{ dir: string; level: JsonLevel; model: ReadModel }>('read model');
+const a = generateKeyPair();
+const b = generateKeyPair();
+
+test.before.each(async (context) => {
+  context.dir = mkdtempSync(join(tmpdir(), 'pact-rm-'));
+  context.level = await openLevel(context.dir);
+  context.model = new ReadModel(context.level);
+});
+test.after.each(async ({ dir, level }) => {
+  await level.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const pactAt = (n: number, updatedAt: number): Pact => ({ ...pactFrom(twoPartySpec(a, b)), id: `p_${String(n).padStart(32, '0')}`, updatedAt });
+const ids = (pacts: Pact[]) => pacts.map((p) => Number(p.id.slice(2)));
+
+test('a page holds a whole millisecond, so paging by since skips nothing', async ({ model }) => {
+  const times = [10, 20, 20, 20, 30, 40];
+  await model.putAll(times.map((t, n) => pactAt(n, t)), 6);
+  const first = await model.list({ limit: 2 });
+  assert.equal(ids(first.pacts), [0, 1, 2, 3], 'the three pacts of ms 20 come together');
+  assert.is(first.nextSince, 20);
+  const second = await model.list({ limit: 2, since: 20 });
+  assert.equal(ids(second.pacts), [4, 5]);
+  assert.is(second.nextSince, null);
+});
+
+test('an update moves the pact in every index and the checkpoint follows', async ({ model }) => {
+  const pact = pactAt(1, 100);
+  await model.putAll([pact], 1);
+  await model.putAll([{ ...pact, state: 'ACTIVE', updatedAt: 200 }], 2);
+  assert.equal(ids((await model.list({ limit: 10, state: 'CREATED' })).pacts), []);
+  assert.equal(ids((await model.list({ limit: 10, state: 'ACTIVE', party: a.party })).pacts), [1]);
+  assert.equal(ids((await model.list({ limit: 10, since: 100 })).pacts), [1]);
+  assert.equal(ids((await model.list({ limit: 10, since: 200 })).pacts), []);
+  assert.is(await model.checkpoint(), 2);
+  assert.is(await model.countInState('ACTIVE'), 1);
+});
+
+test('two versions of one pact in one batch leave one record and one set of index entries', async ({ model }) => {
+  const pact = pactAt(7, 100);
+  await model.putAll([pact, { ...pact, state: 'ACTIVE', updatedAt: 150 }], 9);
+  assert.is((await model.get(pact.id))?.state, 'ACTIVE');
+  assert.equal(ids((await model.list({ limit: 10 })).pacts), [7]);
+  assert.is(await model.countInState('CREATED'), 0);
+});
+
+test.run();
