@@ -124,7 +124,10 @@ export class ActorHost {
     });
     return result.catch((error): CommandReply => {
       console.error(`command ${command.id} on ${command.pactId} failed:`, String(error));
-      this.live.delete(command.pactId); // the next command reloads it from snapshot + journal
+      // The actor may hold what the journal does not: commands queued behind this one, and later ones,
+      // use a fresh actor from snapshot + journal, in the same queue, so there is still one writer.
+      live.actor = PactActor.load(command.pactId, this.deps);
+      live.actor.catch(() => undefined); // a failed load fails the next command, which loads again
       return { ok: false, error: pactError('unavailable', 'the command could not be applied now; read the pact and retry') };
     });
   }
@@ -134,8 +137,7 @@ export class ActorHost {
     if (!live) {
       if (this.live.size >= this.options.maxActors) void this.passivateIdle(0);
       const actor = PactActor.load(pactId, this.deps);
-      live = { actor, queue: actor, busy: 0, lastUsed: Date.now() };
-      actor.catch(() => this.live.delete(pactId));
+      live = { actor, queue: actor.catch(() => undefined), busy: 0, lastUsed: Date.now() };
       this.live.set(pactId, live);
     }
     return live;

@@ -39,18 +39,25 @@ export class Journal {
   /**
    * Appends `entry` only if the pact's last journal sequence is still `expectedLastSeq` (0: no entry yet),
    * so two hosts that both think they own a pact can never both write. Resolves to the stream sequence.
+   *
+   * The message id names the command as well as the nonce: JetStream checks duplicates before the expected
+   * sequence, so an id shared by two different entries would let the second pass unwritten. A duplicate
+   * (this very command, appended before by an attempt whose answer was lost) is reported as a mismatch too:
+   * the caller then reads what the journal holds instead of trusting its own copy.
    */
   async append(entry: JournalEntry, expectedLastSeq: number): Promise<number> {
+    let ack;
     try {
-      const ack = await this.js.publish(journalSubject(entry.pactId), encodeEntry(entry), {
-        msgID: `${entry.pactId}:${entry.nonce}`,
+      ack = await this.js.publish(journalSubject(entry.pactId), encodeEntry(entry), {
+        msgID: `${entry.pactId}:${entry.nonce}:${entry.commandId}`,
         expect: { lastSubjectSequence: expectedLastSeq, streamName: JOURNAL_STREAM },
       });
-      return ack.seq;
     } catch (error) {
       if (/wrong last sequence/i.test(String(error))) throw new ExpectedSequenceMismatch(String(error));
       throw error;
     }
+    if (ack.duplicate) throw new ExpectedSequenceMismatch(`entry ${entry.pactId}:${entry.nonce} was appended before`);
+    return ack.seq;
   }
 
   /** Entries of one pact after stream sequence `afterSeq`, in order. */

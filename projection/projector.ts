@@ -7,6 +7,7 @@ import type { ReadModel } from './read-model.js';
 type Listener = (entry: JournalEntry) => void;
 
 const DAY_NS = 86_400 * 1e9;
+const RETRY_MS = 1_000;
 
 /**
  * Follows the journal into the read model. A reader that just wrote waits for `reached(seq)`
@@ -19,6 +20,7 @@ export class Projector {
   private readonly listeners: Listener[] = [];
   private buffer: { seq: number; entry: JournalEntry }[] = [];
   private writing = false;
+  private stopped = false;
 
   private readonly consumerName: string;
 
@@ -61,6 +63,7 @@ export class Projector {
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
     await this.messages?.close();
   }
 
@@ -92,16 +95,18 @@ export class Projector {
   /** Writes what arrived while the previous batch was being written, as one batch. */
   private async writeBuffered(): Promise<void> {
     this.writing = true;
-    while (this.buffer.length > 0) {
+    while (this.buffer.length > 0 && !this.stopped) {
       const batch = this.buffer;
       this.buffer = [];
       const seq = batch.at(-1)!.seq;
       try {
         await this.readModel.putAll(batch.map((b) => b.entry.pact), seq);
       } catch (error) {
-        console.error('projector could not write; it stops here and the read model lags', error);
-        this.writing = false;
-        return;
+        // Never move past an entry that is not written: put the batch back and try again shortly.
+        console.error('projector could not write; retrying in a second:', String(error));
+        this.buffer = [...batch, ...this.buffer];
+        await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
+        continue;
       }
       this.position = seq;
       for (const { entry } of batch) for (const listener of this.listeners) listener(entry);

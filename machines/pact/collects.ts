@@ -17,12 +17,13 @@ export function parseCollectKey(key: string): { pactId: string; round: number; p
 /**
  * What became of a collect: `accounted` when the pact holds or has paid back that money, `open` while the
  * party may still retry the fund that made it, `orphaned` when no fund can ever record it: then the
- * money must go back to the payer.
+ * money must go back to the payer. A pact in CREATED never orphans a collect: the record judged may be
+ * behind the journal (a read model), and in CREATED a later round may already be recorded there.
  */
 export function collectStanding(pact: Pact, round: number, party: PartyId, ref: string): 'accounted' | 'open' | 'orphaned' {
+  if (pact.state === 'CREATED') return 'open';
   const entry = pact.parties.find((p) => p.party === party);
   if (!entry) return 'orphaned'; // an optional party dropped at activation
   if (round < entry.withdrawals) return 'accounted'; // funded in that round, then withdrew with a refund
-  if (entry.confirmed && entry.receipt === ref) return 'accounted';
-  return pact.state === 'CREATED' && !entry.confirmed ? 'open' : 'orphaned';
+  return entry.confirmed && entry.receipt === ref ? 'accounted' : 'orphaned';
 }

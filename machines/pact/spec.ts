@@ -1,5 +1,5 @@
 import { pactError, type PactError } from '../../protocol/errors.js';
-import type { PartyId } from '../../protocol/party.js';
+import { isPartyId, type PartyId } from '../../protocol/party.js';
 import type { EvaluatorPolicy, Pact, PartySpec, RailName, Windows } from './types.js';
 
 /** The `call` of `pacts.create`, after schema validation. */
@@ -32,6 +32,8 @@ export function specProblem(spec: PactSpec): PactError | undefined {
     });
   }
   const ids = spec.parties.map((p) => p.party);
+  const badKey = ids.findIndex((id) => !isPartyId(id));
+  if (badKey >= 0) return invalid(`call.parties.${badKey}.party`, 'not an Ed25519 public key');
   if (new Set(ids).size !== ids.length) return invalid('call.parties', 'a party appears twice');
   const assets = new Set(spec.parties.flatMap((p) => [p.deposit.asset, p.bond.asset]));
   if (assets.size !== 1) return invalid('call.parties', 'one pact uses exactly one asset');

@@ -91,10 +91,10 @@ export class MockRail implements Rail {
     });
   }
 
+  /** Collects that are on disk; one whose write failed never happened as far as a restart can tell. */
   async *collects(): AsyncIterable<Collected> {
     for (const [key, { operation, durable }] of [...this.applied]) {
-      if (operation.kind !== 'collect') continue;
-      await durable;
+      if (operation.kind !== 'collect' || !(await durable.then(() => true, () => false))) continue;
       yield { key, ref: operation.ref, payer: operation.from as PartyId, amount: { amount: operation.amount, asset: operation.asset } };
     }
   }
@@ -124,6 +124,7 @@ export class MockRail implements Rail {
 
   /** Applies `apply` under `key` unless that key was applied before; either way, answers once it is durable. */
   private async once(key: string, apply: () => Applied): Promise<RailReceipt> {
+    if (this.broken) throw new RailError('rail_failure', 'the mock ledger could not be written; restart the service');
     const done = this.applied.get(key) ?? apply();
     await done.durable;
     return { key, ref: done.operation.ref };
@@ -154,9 +155,13 @@ export class MockRail implements Rail {
     return applied;
   }
 
+  /**
+   * A failed write leaves memory ahead of disk, and later batches would store balances that include it:
+   * the ledger then stops taking operations (health says not live) until a restart reloads it from disk.
+   */
   private persist(operations: Parameters<BatchWriter['write']>[0]): Promise<void> {
     return this.writer.write(operations).catch((error) => {
-      this.broken = true; // memory is now ahead of disk: stop claiming health
+      this.broken = true;
       throw error;
     });
   }

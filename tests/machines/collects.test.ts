@@ -20,8 +20,10 @@ test('a collect key names the pact, the funding round and the party, and parses 
   assert.is(parseCollectKey(`${pact.id}:fund.0:mallory`), undefined);
 });
 
+const activeWith = (pact: Pact) => fund(fund(pact, a.party, 'r-a'));
+
 test('a collect the pact recorded is accounted for', () => {
-  assert.is(collectStanding(fund(fresh()), 0, b.party, 'r-b'), 'accounted');
+  assert.is(collectStanding(activeWith(fresh()), 0, b.party, 'r-b'), 'accounted');
 });
 
 test('an unrecorded collect stays open while the pact takes funds, then is orphaned', () => {
@@ -32,16 +34,23 @@ test('an unrecorded collect stays open while the pact takes funds, then is orpha
   assert.is(collectStanding(cancelled, 0, b.party, 'r-lost'), 'orphaned');
 });
 
+test('in CREATED nothing is orphaned, even judged on a record older than the journal', () => {
+  // the read model still shows round 0 funded; the journal already has the withdrawal and round 1 funded
+  const stale = fund(fresh());
+  assert.is(collectStanding(stale, 1, b.party, 'r-round-1'), 'open');
+});
+
 test('a round that ended in a withdrawal was refunded by the withdrawal, not by the reconciler', () => {
   const funded = fund(fresh());
   const withdrawn = evolve(funded, { type: 'withdraw', at: funded.updatedAt + 1, party: b.party })!;
-  assert.is(collectStanding(withdrawn, 0, b.party, 'r-b'), 'accounted');
-  assert.is(collectStanding(withdrawn, 1, b.party, 'r-next'), 'open');
+  const cancelled = evolve(withdrawn, { type: 'poke', at: withdrawn.fundBy })!;
+  assert.is(collectStanding(cancelled, 0, b.party, 'r-b'), 'accounted');
+  assert.is(collectStanding(cancelled, 1, b.party, 'r-next'), 'orphaned');
 });
 
-test('a collect by a party no longer in the pact is orphaned', () => {
-  const pact = fresh();
-  const dropped = { ...pact, parties: pact.parties.slice(0, 1) };
+test('a collect by a party dropped at activation is orphaned', () => {
+  const active = activeWith(fresh());
+  const dropped = { ...active, parties: active.parties.slice(0, 1) };
   assert.is(collectStanding(dropped, 0, b.party, 'r-b'), 'orphaned');
 });
 

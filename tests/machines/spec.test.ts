@@ -44,6 +44,12 @@ test('the evaluator override is reported before other problems', () => {
   assert.is(specProblem(spec)?.error, 'evaluator_policy_is_server_owned');
 });
 
+test('a party id that is no Ed25519 public key is invalid_request on that party', () => {
+  for (const party of [`ed25519:${'z'.repeat(44)}`, `ed25519:${'2'.repeat(32)}`] as const) {
+    invalid(specProblem(withParty(twoPartySpec(a, b), 1, { party })), 'call.parties.1.party');
+  }
+});
+
 test('a party appearing twice is invalid_request on call.parties', () => {
   invalid(specProblem(twoPartySpec(a, a)), 'call.parties');
 });
