@@ -1,6 +1,7 @@
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { startNatsServer, type NatsServerProcess } from '../../runtime/nats-server.js';
+import { forget, reapOnExit } from './reaper.js';
 
 const DEPLOY = resolve(import.meta.dirname, '..', '..', 'deploy', 'nats-cluster');
 
@@ -38,11 +39,13 @@ export async function startNatsCluster(root: string): Promise<NatsCluster> {
       ]),
     ),
   );
+  for (const node of nodes) reapOnExit(node.pid);
   return {
     url: nodes.map((n) => n.url).join(','),
     nodes,
     stop: async () => {
       await Promise.all(nodes.map((n) => n.stop()));
+      for (const node of nodes) forget(node.pid);
     },
   };
 }

@@ -7,6 +7,7 @@ import { PactClient } from '../../client/pact-client.js';
 import type { Pact } from '../../machines/pact/types.js';
 import { generateKeyPair, type KeyPair } from '../../protocol/sign.js';
 import { startNatsServer, type NatsServerProcess } from '../../runtime/nats-server.js';
+import { forget, reapOnExit } from './reaper.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 
@@ -48,6 +49,7 @@ export class Stack {
   static async start(options: { env?: Record<string, string>; nodeArgs?: string[]; natsUrl?: string } = {}): Promise<Stack> {
     const root = mkdtempSync(join(tmpdir(), 'pact-test-'));
     const nats = options.natsUrl ? undefined : await startNatsServer(join(root, 'nats'));
+    reapOnExit(nats?.pid);
     const stack = new Stack(root, options.natsUrl ?? nats!.url, nats, options.env ?? {}, options.nodeArgs ?? []);
     await stack.startServer();
     return stack;
@@ -77,6 +79,7 @@ export class Stack {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.child = child;
+    reapOnExit(child.pid);
     await new Promise<void>((done, fail) => {
       const onData = (chunk: Buffer) => {
         this.log += chunk.toString();
@@ -94,20 +97,19 @@ export class Stack {
   /** Kills the server process (SIGKILL by default) and waits until it is gone. */
   async kill(signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
     const child = this.child;
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise((done) => child.once('exit', done));
-    child.kill(signal);
-    await exited;
-  }
-
-  async restart(): Promise<void> {
-    await this.kill('SIGTERM');
-    await this.startServer();
+    if (!child) return;
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((done) => child.once('exit', done));
+      child.kill(signal);
+      await exited;
+    }
+    forget(child.pid);
   }
 
   async stop(): Promise<void> {
     await this.kill('SIGTERM');
     await this.nats?.stop();
+    forget(this.nats?.pid);
     rmSync(this.root, { recursive: true, force: true });
   }
 
