@@ -11,6 +11,7 @@ import { Reconciler } from '../actors/reconciler.js';
 import { SnapshotStore } from '../actors/snapshots.js';
 import { buildGateway } from '../gateway/app.js';
 import type { ServerPolicy } from '../machines/pact/spec.js';
+import type { PartyId } from '../protocol/party.js';
 import { Projector } from '../projection/projector.js';
 import { ReadModel } from '../projection/read-model.js';
 import { MockRail } from '../rails/mock/mock-rail.js';
@@ -36,18 +37,30 @@ function stableNodeId(dataDir: string): string {
   return readFileSync(file, 'utf8').trim();
 }
 
+/**
+ * What the server pins into every pact: the evaluator's key (PACT_EVALUATOR_KEY_FILE, or one generated once
+ * under the data directory) and the server's own party, which receives arbitration fees.
+ */
+function serverPolicy(config: Config): { policy: ServerPolicy; serverParty: PartyId } {
+  const evaluatorKey = config.evaluatorKeyFile
+    ? loadKey(config.evaluatorKeyFile)
+    : loadOrCreateKey(join(config.dataDir, 'keys', 'evaluator.seed'));
+  const serverParty = loadOrCreateKey(join(config.dataDir, 'keys', 'server.seed')).party;
+  const evaluator = {
+    pubkey: evaluatorKey.party,
+    promptVersion: 'pact-eval-1',
+    model: 'sandbox',
+    timeoutMs: config.evaluatorTimeoutMs,
+    onFailure: 'refund' as const,
+  };
+  return { policy: { evaluator, arbitrationFeeRecipient: serverParty }, serverParty };
+}
+
 /** Every role in one process: gateway, actor host, projector, keeper, payout worker. */
 export async function startPactNode(config: Config): Promise<PactNode> {
   mkdirSync(config.dataDir, { recursive: true });
   const clock = new ManualOffsetClock(config.testHooks ? join(config.dataDir, 'clock-offset') : undefined);
-  const evaluatorKey = config.evaluatorKeyFile
-    ? loadKey(config.evaluatorKeyFile)
-    : loadOrCreateKey(join(config.dataDir, 'keys', 'evaluator.seed'));
-  const serverKey = loadOrCreateKey(join(config.dataDir, 'keys', 'server.seed'));
-  const policy: ServerPolicy = {
-    evaluator: { pubkey: evaluatorKey.party, promptVersion: 'pact-eval-1', model: 'sandbox', timeoutMs: config.evaluatorTimeoutMs, onFailure: 'refund' },
-    arbitrationFeeRecipient: serverKey.party,
-  };
+  const { policy, serverParty } = serverPolicy(config);
 
   const natsServer = await natsEndpoint(config);
   const nats = await connectNats({ url: natsServer.url, replicas: config.replicas });
@@ -81,7 +94,7 @@ export async function startPactNode(config: Config): Promise<PactNode> {
   reconciler.start(60_000);
 
   const app = buildGateway({
-    bus, readModel, projector, clock, version: VERSION, rails, policy, serverParty: serverKey.party, keeper, payoutWorker, host,
+    bus, readModel, projector, clock, version: VERSION, rails, policy, serverParty, keeper, payoutWorker, host,
     testHooks: config.testHooks ? { clock, keeper, reconciler, projector, mockRail } : undefined,
   });
   await app.listen({ port: config.port, host: config.host });
