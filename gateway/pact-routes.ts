@@ -65,46 +65,62 @@ const SIGNED_ROUTES: SignedRoute[] = [
   signedRoute('cancel', 'pacts.cancel', cancelCommand),
 ];
 
+type Send = (pactId: string, command: CommandMessage['command']) => Promise<CommandReply>;
+type Answer = (reply: FastifyReply, result: CommandReply) => Promise<FastifyReply>;
+
 export function registerPactRoutes(app: FastifyInstance, deps: PactRouteDeps): void {
-  const answer = async (reply: FastifyReply, result: CommandReply) => {
+  const send: Send = (pactId, command) => deps.bus.send(pactId, command);
+  const answer: Answer = async (reply, result) => {
     if (!result.ok) return sendError(reply, result.error);
     await deps.projector.reached(result.seq, READ_YOUR_WRITES_WAIT_MS); // the caller's next GET sees this write
     return reply.send({ pact: result.pact });
   };
-  const send = (pactId: string, command: CommandMessage['command']) => deps.bus.send(pactId, command);
+  registerCreate(app, deps.clock, send, answer);
+  for (const route of SIGNED_ROUTES) registerSignedRoute(app, route, send, answer);
+  registerVerdict(app, send, answer);
+  app.post<{ Params: Params }>('/pacts/:id/poke', async (request, reply) => {
+    const { id } = request.params;
+    if (!PACT_ID.test(id)) return sendError(reply, unknownPact(id));
+    return answer(reply, await send(id, { type: 'poke' }));
+  });
+  registerReads(app, deps.readModel);
+}
 
+function registerCreate(app: FastifyInstance, clock: Clock, send: Send, answer: Answer): void {
   app.post<{ Body: SignedCall<PactSpec> }>(
     '/pacts',
     { schema: { body: signedCallSchema('pacts.create') }, preValidation: signedForThisRoute('pacts.create') },
     async (request, reply) => {
-    const body = request.body;
-    const refused =
-      signatureProblem(body, 'pacts.create', '') ??
-      (body.stateNonce !== 0 ? pactError('invalid_request', 'create takes stateNonce 0', { field: 'stateNonce' }) : undefined) ??
-      specProblem(body.call) ??
-      issuedAtProblem(body.issuedAt, deps.clock.now());
-    if (refused) return sendError(reply, refused);
-    const pactId = `p_${canonicalHashHex(signedPart(body)).slice(0, 32)}`;
-    return answer(reply, await send(pactId, { type: 'create', spec: body.call, signer: body.signer }));
+      const body = request.body;
+      const refused =
+        signatureProblem(body, 'pacts.create', '') ??
+        (body.stateNonce !== 0 ? pactError('invalid_request', 'create takes stateNonce 0', { field: 'stateNonce' }) : undefined) ??
+        specProblem(body.call) ??
+        issuedAtProblem(body.issuedAt, clock.now());
+      if (refused) return sendError(reply, refused);
+      const pactId = `p_${canonicalHashHex(signedPart(body)).slice(0, 32)}`; // a replay names the same pact
+      return answer(reply, await send(pactId, { type: 'create', spec: body.call, signer: body.signer }));
     },
   );
+}
 
-  for (const route of SIGNED_ROUTES) {
-    app.post<{ Params: Params; Body: SignedCall<unknown> }>(
-      `/pacts/:id/${route.path}`,
-      { schema: { body: signedCallSchema(route.action) }, preValidation: signedForThisRoute(route.action) },
-      async (request, reply) => {
-        const { id } = request.params;
-        if (!PACT_ID.test(id)) return sendError(reply, unknownPact(id));
-        const refused = signatureProblem(request.body, route.action, id);
-        if (refused) return sendError(reply, refused);
-        const built = route.build(request.body, request.headers['x-payment'] as string | undefined);
-        if ('error' in built) return sendError(reply, built.error);
-        return answer(reply, await send(id, built.command));
-      },
-    );
-  }
+function registerSignedRoute(app: FastifyInstance, route: SignedRoute, send: Send, answer: Answer): void {
+  app.post<{ Params: Params; Body: SignedCall<unknown> }>(
+    `/pacts/:id/${route.path}`,
+    { schema: { body: signedCallSchema(route.action) }, preValidation: signedForThisRoute(route.action) },
+    async (request, reply) => {
+      const { id } = request.params;
+      if (!PACT_ID.test(id)) return sendError(reply, unknownPact(id));
+      const refused = signatureProblem(request.body, route.action, id);
+      if (refused) return sendError(reply, refused);
+      const built = route.build(request.body, request.headers['x-payment'] as string | undefined);
+      if ('error' in built) return sendError(reply, built.error);
+      return answer(reply, await send(id, built.command));
+    },
+  );
+}
 
+function registerVerdict(app: FastifyInstance, send: Send, answer: Answer): void {
   app.post<{ Params: Params; Body: VerdictBody }>('/pacts/:id/verdict', { schema: { body: verdictSchema } }, async (request, reply) => {
     const { id } = request.params;
     if (!PACT_ID.test(id)) return sendError(reply, unknownPact(id));
@@ -117,15 +133,11 @@ export function registerPactRoutes(app: FastifyInstance, deps: PactRouteDeps): v
     if (problem) return sendError(reply, pactError('invalid_request', problem, { field: 'distribution' }));
     return answer(reply, await send(id, { type: 'verdict', verdict }));
   });
+}
 
-  app.post<{ Params: Params }>('/pacts/:id/poke', async (request, reply) => {
-    const { id } = request.params;
-    if (!PACT_ID.test(id)) return sendError(reply, unknownPact(id));
-    return answer(reply, await send(id, { type: 'poke' }));
-  });
-
+function registerReads(app: FastifyInstance, readModel: ReadModel): void {
   app.get<{ Params: Params }>('/pacts/:id', async (request, reply) => {
-    const pact = PACT_ID.test(request.params.id) ? await deps.readModel.get(request.params.id) : undefined;
+    const pact = PACT_ID.test(request.params.id) ? await readModel.get(request.params.id) : undefined;
     return pact ? { pact } : sendError(reply, unknownPact(request.params.id));
   });
 
@@ -133,7 +145,7 @@ export function registerPactRoutes(app: FastifyInstance, deps: PactRouteDeps): v
     const q = request.query;
     const limit = q.limit === undefined ? DEFAULT_LIMIT : Number(q.limit);
     if (limit > MAX_LIMIT) return sendError(reply, pactError('invalid_request', `limit is at most ${MAX_LIMIT}`, { field: 'limit' }));
-    return deps.readModel.list({
+    return readModel.list({
       party: q.party,
       state: q.state as PactState | undefined,
       groupId: q.groupId,
