@@ -2,6 +2,7 @@ import * as assert from 'uvu/assert';
 import type { Pact, PactState } from '../../machines/pact/types.js';
 import type { KeyPair } from '../../protocol/sign.js';
 import { newParties, tradeSpec } from './parties.js';
+import { twoPartySpec, type TwoPartyAmounts } from './pacts.js';
 import type { Stack } from './stack.js';
 
 // Drives trade lifecycles (fund, fund, propose, cosign) step by step, remembering the furthest state the
@@ -26,11 +27,12 @@ function record(t: Tracked, pact: Pact): void {
   if (pact.stateNonce > t.acked.nonce) t.acked = { nonce: pact.stateNonce, state: pact.state };
 }
 
-/** Creates a trade; undefined when the server did not accept it (or is gone). */
-export async function startTrade(stack: Stack): Promise<Tracked | undefined> {
+/** Creates a trade (`amounts` changes its money); undefined when the server did not accept it (or is gone). */
+export async function startTrade(stack: Stack, amounts?: TwoPartyAmounts): Promise<Tracked | undefined> {
   const { seller, buyer } = newParties();
+  const spec = amounts ? twoPartySpec(seller, buyer, {}, amounts) : tradeSpec(seller, buyer);
   try {
-    const created = await stack.client.create(seller, tradeSpec(seller, buyer));
+    const created = await stack.client.create(seller, spec);
     if (created.status !== 200) return undefined;
     return { seller, buyer, id: created.body.pact.id, acked: { nonce: 0, state: 'CREATED' } };
   } catch {
