@@ -15,7 +15,7 @@ import type { Projector } from '../projection/projector.js';
 import type { Clock } from '../runtime/clock.js';
 import { sendError } from './errors.js';
 import { listQuery, signedCallSchema, verdictSchema, type PactAction } from './schemas.js';
-import { issuedAtProblem, signatureProblem } from './signed-call.js';
+import { issuedAtProblem, scopeProblem, signatureProblem } from './signed-call.js';
 
 export interface PactRouteDeps {
   bus: CommandBus;
@@ -93,7 +93,7 @@ function registerCreate(app: FastifyInstance, clock: Clock, send: Send, answer: 
     async (request, reply) => {
       const body = request.body;
       const refused =
-        signatureProblem(body, 'pacts.create', '') ??
+        signatureProblem(body) ??
         (body.stateNonce !== 0 ? pactError('invalid_request', 'create takes stateNonce 0', { field: 'stateNonce' }) : undefined) ??
         specProblem(body.call) ??
         issuedAtProblem(body.issuedAt, clock.now());
@@ -111,7 +111,7 @@ function registerSignedRoute(app: FastifyInstance, route: SignedRoute, send: Sen
     async (request, reply) => {
       const { id } = request.params;
       if (!PACT_ID.test(id)) return sendError(reply, unknownPact(id));
-      const refused = signatureProblem(request.body, route.action, id);
+      const refused = signatureProblem(request.body);
       if (refused) return sendError(reply, refused);
       const built = route.build(request.body, request.headers['x-payment'] as string | undefined);
       if ('error' in built) return sendError(reply, built.error);
@@ -157,21 +157,13 @@ function registerReads(app: FastifyInstance, readModel: ReadModel): void {
 
 const unknownPact = (id: string) => pactError('not_found', `no pact ${id}`);
 
-/**
- * A call signed for another action or pact is a 401 whatever its shape, so this runs before the
- * route's schema (which would otherwise answer 400 about a `call` meant for another route).
- */
+/** Refuses, before the schema runs, a call signed for another action or pact (see `scopeProblem`). */
 function signedForThisRoute(action: PactAction) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
-    const body = request.body as Partial<SignedCall> | undefined;
-    if (typeof body !== 'object' || body === null || typeof body.action !== 'string') return;
-    const pactId = (request.params as Partial<Params>).id ?? '';
-    if (body.action !== action) {
-      return sendError(reply, pactError('invalid_signature', `the call is signed for ${body.action}, this route takes ${action}`));
-    }
-    if (typeof body.pactId === 'string' && body.pactId !== pactId) {
-      return sendError(reply, pactError('invalid_signature', `the call is signed for pact "${body.pactId}"`));
-    }
+    const body = request.body;
+    if (typeof body !== 'object' || body === null) return; // the schema answers that
+    const refused = scopeProblem(body, action, (request.params as Partial<Params>).id ?? '');
+    if (refused) return sendError(reply, refused);
   };
 }
 

@@ -3,18 +3,24 @@ import { signedPart, type SignedCall } from '../protocol/signed-call.js';
 import { verifySignature } from '../protocol/verify.js';
 
 /**
- * The stateless half of authentication: the call must be signed for this route's action and this pact,
- * by the key named in `signer`. Anything else means the signature does not cover this request: 401.
+ * A call signed for another action or pact does not cover this request: 401. Checked on the raw body,
+ * before the route's schema, which would otherwise answer 400 about a `call` meant for another route.
  */
-export function signatureProblem(body: SignedCall, action: string, pactId: string): PactError | undefined {
-  if (body.action !== action) {
+export function scopeProblem(body: Partial<SignedCall>, action: string, pactId: string): PactError | undefined {
+  if (typeof body.action === 'string' && body.action !== action) {
     return pactError('invalid_signature', `the call is signed for ${body.action}, this route takes ${action}`);
   }
-  if (body.pactId !== pactId) return pactError('invalid_signature', `the call is signed for pact "${body.pactId}"`);
-  if (!verifySignature(body.signer, signedPart(body), body.sig)) {
-    return pactError('invalid_signature', 'the signature does not verify');
+  if (typeof body.pactId === 'string' && body.pactId !== pactId) {
+    return pactError('invalid_signature', `the call is signed for pact "${body.pactId}"`);
   }
   return undefined;
+}
+
+/** The call is signed by the key named in `signer`: 401 otherwise. */
+export function signatureProblem(body: SignedCall): PactError | undefined {
+  return verifySignature(body.signer, signedPart(body), body.sig)
+    ? undefined
+    : pactError('invalid_signature', 'the signature does not verify');
 }
 
 export const ISSUED_AT_TOLERANCE_MS = 10 * 60_000;
