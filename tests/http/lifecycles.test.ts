@@ -14,13 +14,19 @@ test.after(async ({ stack }) => {
   await stack.stop();
 });
 
-async function activePact(stack: Stack, spec = tradeSpec) {
+/** A new trade in CREATED in which the buyer has funded. */
+async function buyerFundedPact(stack: Stack) {
   const { seller, buyer } = newParties();
-  const created = await stack.client.create(seller, spec(seller, buyer));
+  const created = await stack.client.create(seller, tradeSpec(seller, buyer));
   assert.is(created.status, 200, JSON.stringify(created.body));
-  const id = created.body.pact.id;
-  assert.is((await stack.client.fund(seller, id)).status, 200);
-  const funded = await stack.client.fund(buyer, id);
+  const id = created.body.pact.id as string;
+  assert.is((await stack.client.fund(buyer, id)).status, 200);
+  return { seller, buyer, id };
+}
+
+async function activePact(stack: Stack) {
+  const { seller, buyer, id } = await buyerFundedPact(stack);
+  const funded = await stack.client.fund(seller, id);
   assert.is(funded.status, 200, JSON.stringify(funded.body));
   assert.is(funded.body.pact.state, 'ACTIVE');
   return { seller, buyer, id };
@@ -107,9 +113,7 @@ test('verdict deadline: without a verdict everyone is refunded', async ({ stack 
 });
 
 test('missed fund deadline: cancelled, the party that funded is refunded', async ({ stack }) => {
-  const { seller, buyer } = newParties();
-  const id = (await stack.client.create(seller, tradeSpec(seller, buyer))).body.pact.id;
-  await stack.client.fund(buyer, id);
+  const { id } = await buyerFundedPact(stack);
   await assertCancelledAfter(stack, id, 24 * HOUR, 'cancelled_fund_deadline', { 'deposit:buyer': '1001', 'bond:buyer': '75' });
 });
 
@@ -119,9 +123,7 @@ test('missed perform deadline: cancelled with a full refund', async ({ stack }) 
 });
 
 test('withdraw: before activation the depositor gets deposit and bond back and may fund again', async ({ stack }) => {
-  const { seller, buyer } = newParties();
-  const id = (await stack.client.create(seller, tradeSpec(seller, buyer))).body.pact.id;
-  await stack.client.fund(buyer, id);
+  const { buyer, id } = await buyerFundedPact(stack);
   const withdrawn = await stack.client.withdraw(buyer, id);
   assert.is(withdrawn.status, 200, JSON.stringify(withdrawn.body));
   assert.is(withdrawn.body.pact.state, 'CREATED');
