@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { createInbox, type Subscription } from '@nats-io/transport-node';
 import { pactError } from '../protocol/errors.js';
 import type { Nats } from './nats.js';
-import type { CommandMessage, CommandReply } from './messages.js';
-import { commandSubject, partitionOf } from './subjects.js';
+import type { CommandMessage, CommandReply, HostCommand } from './messages.js';
+import { commandKindOf, commandSubject, partitionOf, REPLY_PREFIX } from './subjects.js';
 
 type Waiter = { resolve: (reply: CommandReply) => void; timer: NodeJS.Timeout };
 
@@ -16,7 +16,7 @@ const decoder = new TextDecoder();
  */
 export class CommandBus {
   private readonly waiters = new Map<string, Waiter>();
-  private readonly inbox = createInbox('_INBOX_PACT');
+  private readonly inbox = createInbox(REPLY_PREFIX);
   private readonly subscription: Subscription;
 
   constructor(
@@ -33,7 +33,7 @@ export class CommandBus {
     });
   }
 
-  async send(pactId: string, command: CommandMessage['command']): Promise<CommandReply> {
+  async send(pactId: string, command: HostCommand): Promise<CommandReply> {
     const id = randomUUID();
     const message: CommandMessage = { id, pactId, command, replyTo: `${this.inbox}.${id}` };
     const reply = new Promise<CommandReply>((resolve) => {
@@ -44,7 +44,7 @@ export class CommandBus {
       this.waiters.set(id, { resolve, timer });
     });
     try {
-      await this.publish(pactId, id, message);
+      await this.publish(id, message);
     } catch {
       this.settle(id, { ok: false, error: pactError('unavailable', 'the command queue is not reachable; retry') });
     }
@@ -56,8 +56,8 @@ export class CommandBus {
     for (const id of [...this.waiters.keys()]) this.settle(id, { ok: false, error: pactError('unavailable', 'shutting down') });
   }
 
-  private async publish(pactId: string, id: string, message: CommandMessage): Promise<void> {
-    const subject = commandSubject(partitionOf(pactId, this.partitions));
+  private async publish(id: string, message: CommandMessage): Promise<void> {
+    const subject = commandSubject(partitionOf(message.pactId, this.partitions), commandKindOf(message.command));
     const data = encoder.encode(JSON.stringify(message));
     for (let attempt = 1; ; attempt++) {
       try {

@@ -3,9 +3,10 @@ import { pactError } from '../protocol/errors.js';
 import type { Clock } from '../runtime/clock.js';
 import { ensureDurableConsumer, PULL, type Nats } from './nats.js';
 import { Leases } from './leases.js';
-import type { CommandMessage, CommandReply } from './messages.js';
+import { admit } from './admission.js';
+import type { AdmittedRequest, CommandMessage, CommandReply } from './messages.js';
 import { PactActor, type ActorDeps } from './pact-actor.js';
-import { CMD_STREAM, commandSubject, partitionConsumer, partitionOf } from './subjects.js';
+import { CMD_STREAM, kindOfSubject, partitionCommands, partitionConsumer, partitionOf, REPLY_PREFIX, type CommandKind } from './subjects.js';
 
 export interface HostOptions {
   hostId: string;
@@ -24,6 +25,7 @@ interface Live {
 }
 
 const encoder = new TextEncoder();
+const decoder = new TextDecoder();
 
 /**
  * Owns partitions (by lease) and runs one actor per pact in them. Commands of one pact are applied in
@@ -80,7 +82,7 @@ export class ActorHost {
     const name = partitionConsumer(partition);
     await ensureDurableConsumer(this.nats.jsm, CMD_STREAM, {
       name,
-      filterSubject: commandSubject(partition),
+      filterSubject: partitionCommands(partition),
       ackWaitMs: 10_000,
       maxAckPending: 1_000,
     });
@@ -95,38 +97,46 @@ export class ActorHost {
   /**
    * Runs one command and answers it. A command that fails (the journal did not take the entry, say) is
    * answered 503 and not retried: the caller was told the outcome is unknown and reads the pact.
+   * Anything on NATS may have been published by anyone allowed to: a message that is not a command for a
+   * pact of this partition, or names a reply subject outside the command buses' inboxes, is dropped.
    */
   private dispatch(message: JsMsg): void {
-    let command: CommandMessage;
-    try {
-      command = message.json<CommandMessage>();
-    } catch {
+    const kind = kindOfSubject(message.subject);
+    const command = kind && parseCommand(message.data);
+    if (!kind || !command) {
       message.term();
       return;
     }
-    void this.run(command).then((reply) => {
+    void this.run(command, kind).then((reply) => {
       if (command.replyTo) this.nats.nc.publish(command.replyTo, encoder.encode(JSON.stringify(reply)));
       message.ack();
     });
   }
 
-  /** Queues the command behind the pact's earlier ones. */
-  run(command: CommandMessage): Promise<CommandReply> {
-    const live = this.liveActor(command.pactId);
+  /**
+   * Admits the command (shape, signature), then queues it behind the pact's earlier ones. A command that is
+   * not admitted is answered at once and never wakes the pact's actor.
+   */
+  run(message: CommandMessage, kind: CommandKind): Promise<CommandReply> {
+    const admission = admit(message.pactId, message.command, kind, this.clock.now());
+    if ('error' in admission) return Promise.resolve({ ok: false, error: admission.error });
+    const envelope = message.command.type === 'signed' ? message.command.envelope : undefined;
+    const request: AdmittedRequest = { id: message.id, command: admission.command, ...(envelope ? { envelope } : {}) };
+    const live = this.liveActor(message.pactId);
     live.busy++;
     const result = live.queue.then(async () => {
       const actor = await live.actor;
-      return actor.handle(command, this.clock.now());
+      return actor.handle(request, this.clock.now());
     });
     live.queue = result.catch(() => undefined).finally(() => {
       live.busy--;
       live.lastUsed = Date.now();
     });
     return result.catch((error): CommandReply => {
-      console.error(`command ${command.id} on ${command.pactId} failed:`, String(error));
+      console.error(`command ${message.id} on ${message.pactId} failed:`, String(error));
       // The actor may hold what the journal does not: commands queued behind this one, and later ones,
       // use a fresh actor from snapshot + journal, in the same queue, so there is still one writer.
-      live.actor = PactActor.load(command.pactId, this.deps);
+      live.actor = PactActor.load(message.pactId, this.deps);
       live.actor.catch(() => undefined); // a failed load fails the next command, which loads again
       return { ok: false, error: pactError('unavailable', 'the command could not be applied now; read the pact and retry') };
     });
@@ -154,4 +164,23 @@ export class ActorHost {
     }
     await Promise.all(snapshots);
   }
+}
+
+const PACT_ID = /^p_[0-9a-f]{32}$/;
+const REPLY_SUBJECT = new RegExp(`^${REPLY_PREFIX}\\.[A-Za-z0-9]+\\.[0-9a-f-]{36}$`);
+
+/** A command message of the right outer shape; its content is the actor's to admit. */
+function parseCommand(data: Uint8Array): CommandMessage | undefined {
+  let value: Partial<CommandMessage>;
+  try {
+    value = JSON.parse(decoder.decode(data)) as Partial<CommandMessage>;
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null) return undefined;
+  if (typeof value.id !== 'string' || value.id.length === 0 || value.id.length > 64) return undefined;
+  if (typeof value.pactId !== 'string' || !PACT_ID.test(value.pactId)) return undefined;
+  if (typeof value.command !== 'object' || value.command === null || typeof value.command.type !== 'string') return undefined;
+  if (value.replyTo !== undefined && (typeof value.replyTo !== 'string' || !REPLY_SUBJECT.test(value.replyTo))) return undefined;
+  return value as CommandMessage;
 }

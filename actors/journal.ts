@@ -1,19 +1,36 @@
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import type { PactEvent } from '../machines/pact/events.js';
 import type { Pact, Payout } from '../machines/pact/types.js';
+import type { SignedCall } from '../protocol/signed-call.js';
+import { JournalReplayError } from './replay.js';
 import { JOURNAL_STREAM, journalSubject } from './subjects.js';
 
-export type JournalEvent = PactEvent | { type: 'created'; at: number };
+/** A pact's first entry carries its initial record: the creator's spec plus what the server pinned. */
+export type CreatedEvent = { type: 'created'; at: number; pact: Pact };
+export type JournalEvent = PactEvent | CreatedEvent;
 
-/** One applied command: the event, the pact after it, and the payouts it planned. */
+/** Payouts an entry planned, with what the payout worker needs to execute them without the pact. */
+export interface PlannedPayouts {
+  rail: string;
+  asset: string;
+  items: Payout[];
+}
+
+/**
+ * One applied command: what changed (the event), the signed call that asked for it, and the payouts it
+ * planned. Never the whole record: an entry stays small however large the pact, and replaying the events
+ * through the machine rebuilds the pact. The envelope lets anyone re-verify the entry from the journal alone
+ * (`npm run audit`); entries without one are the unsigned internal commands (poke, payouts recorded) and
+ * verdicts, whose event carries the evaluator's signed verdict.
+ */
 export interface JournalEntry {
   pactId: string;
   /** The pact's stateNonce after this entry. */
   nonce: number;
   commandId: string;
   event: JournalEvent;
-  pact: Pact;
-  payouts: Payout[];
+  envelope?: SignedCall;
+  payouts?: PlannedPayouts;
 }
 
 export interface Positioned<T> {
@@ -27,7 +44,14 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
 export const encodeEntry = (entry: JournalEntry) => encoder.encode(JSON.stringify(entry));
-export const decodeEntry = (data: Uint8Array) => JSON.parse(decoder.decode(data)) as JournalEntry;
+/** The entry in a journal message; undefined for a message that is not JSON (nothing of ours writes one). */
+export function decodeEntry(data: Uint8Array): JournalEntry | undefined {
+  try {
+    return JSON.parse(decoder.decode(data)) as JournalEntry;
+  } catch {
+    return undefined;
+  }
+}
 
 /** The pact journal on JetStream: the source of truth. One subject per pact; appends are compare-and-set. */
 export class Journal {
@@ -67,7 +91,9 @@ export class Journal {
     for (;;) {
       const message = await this.getMessage({ seq, next_by_subj: journalSubject(pactId) });
       if (!message) return entries;
-      entries.push({ seq: message.seq, value: decodeEntry(message.data) });
+      const value = decodeEntry(message.data);
+      if (!value) throw new JournalReplayError(`journal message ${message.seq} of ${pactId} is not an entry`);
+      entries.push({ seq: message.seq, value });
       seq = message.seq + 1;
     }
   }

@@ -1,18 +1,46 @@
 import type { PactCommand } from '../machines/pact/commands.js';
 import type { PactSpec } from '../machines/pact/spec.js';
-import type { Pact } from '../machines/pact/types.js';
+import type { Pact, VerdictBody } from '../machines/pact/types.js';
 import type { PactError } from '../protocol/errors.js';
 import type { PartyId } from '../protocol/party.js';
+import type { SignedCall } from '../protocol/signed-call.js';
 
 export type CreateCommand = { type: 'create'; spec: PactSpec; signer: PartyId };
 
-/** What travels on `pact.cmd.<partition>`. `id` is also the Nats-Msg-Id. */
+/** A payout the rail has executed, as the payout worker reports it. */
+export interface PaidPayout {
+  key: string;
+  railRef: string;
+}
+
+/**
+ * What travels to a pact's host. Signed input travels as signed: the host verifies it, so nothing
+ * published on NATS moves a pact without a valid signature. Only `poke` and `recordPayouts` are unsigned,
+ * and NATS permits them only to their roles (see `commandKindOf`).
+ */
+export type HostCommand =
+  | { type: 'signed'; envelope: SignedCall; payment?: string }
+  | { type: 'verdict'; verdict: VerdictBody }
+  | { type: 'poke' }
+  | { type: 'recordPayouts'; paid: PaidPayout[] };
+
+/** What travels on `pact.cmd.<partition>.<kind>`. `id` is also the Nats-Msg-Id. */
 export interface CommandMessage {
   id: string;
   pactId: string;
-  command: PactCommand | CreateCommand;
-  /** Core-NATS subject the host answers on; absent when nobody waits. */
+  command: HostCommand;
+  /** Core-NATS subject the host answers on (under the bus's inbox prefix); absent when nobody waits. */
   replyTo?: string;
+}
+
+/** A host command once admitted: what the pact machine decides on. */
+export type AdmittedCommand = PactCommand | CreateCommand;
+
+/** An admitted command with its id and the signed call that asked for it (journaled with the entry). */
+export interface AdmittedRequest {
+  id: string;
+  command: AdmittedCommand;
+  envelope?: SignedCall;
 }
 
 /** The host's answer. `seq` is the journal position the reader must reach to see this pact. */

@@ -4,11 +4,12 @@ import { eventOf, refusal } from '../machines/pact/decide.js';
 import type { PactEvent } from '../machines/pact/events.js';
 import { evolve } from '../machines/pact/evolve.js';
 import { newPact, type ServerPolicy } from '../machines/pact/spec.js';
-import type { Pact, Payout } from '../machines/pact/types.js';
+import type { Pact } from '../machines/pact/types.js';
 import { pactError, type PactError } from '../protocol/errors.js';
 import { RailError, type Rail } from '../rails/rail.js';
-import { ExpectedSequenceMismatch, type Journal, type JournalEntry, type JournalEvent } from './journal.js';
-import type { CommandMessage, CommandReply, CreateCommand } from './messages.js';
+import { ExpectedSequenceMismatch, type Journal, type JournalEntry, type JournalEvent, type PlannedPayouts } from './journal.js';
+import type { AdmittedCommand, AdmittedRequest, CommandReply, CreateCommand } from './messages.js';
+import { applyEntry } from './replay.js';
 import type { SnapshotStore } from './snapshots.js';
 
 const RECENT_COMMANDS = 32;
@@ -48,22 +49,23 @@ export class PactActor {
     return actor;
   }
 
-  async handle(message: CommandMessage, now: number, retried = false): Promise<CommandReply> {
-    if (this.pact && this.recentCommands.includes(message.id)) return this.success();
-    const outcome = await this.decide(message, now);
+  /** Decides an admitted command, appends the entry with its signed call, and only then answers. */
+  async handle(request: AdmittedRequest, now: number, retried = false): Promise<CommandReply> {
+    if (this.pact && this.recentCommands.includes(request.id)) return this.success();
+    const outcome = await this.decide(request.command, now);
     if ('reply' in outcome) return outcome.reply;
+    const { event, next } = outcome;
     try {
-      await this.commit(message.id, outcome.event, outcome.next);
+      await this.commit({ pactId: this.pactId, nonce: next.stateNonce, commandId: request.id, event, envelope: request.envelope }, next);
     } catch (error) {
       if (!(error instanceof ExpectedSequenceMismatch) || retried) throw error;
       await this.catchUp(); // another writer got there first: see what it wrote, then decide again
-      return this.handle(message, now, true);
+      return this.handle(request, now, true);
     }
     return this.success();
   }
 
-  private async decide(message: CommandMessage, now: number): Promise<Outcome> {
-    const { command } = message;
+  private async decide(command: AdmittedCommand, now: number): Promise<Outcome> {
     if (command.type === 'create') return this.decideCreate(command, now);
     const pact = this.pact;
     if (!pact) return failure(pactError('not_found', `no pact ${this.pactId}`));
@@ -89,7 +91,7 @@ export class PactActor {
       policy: this.deps.policy,
       escrowAccount: rail.escrowAccount,
     });
-    return { event: { type: 'created', at: now }, next: pact };
+    return { event: { type: 'created', at: now, pact }, next: pact };
   }
 
   /** Without a proof: the 402 requirement. With one: collect first, keyed per funding round, then the event. */
@@ -120,17 +122,12 @@ export class PactActor {
     }
   }
 
-  private async commit(commandId: string, event: JournalEvent, next: Pact): Promise<void> {
-    const entry: JournalEntry = {
-      pactId: this.pactId,
-      nonce: next.stateNonce,
-      commandId,
-      event,
-      pact: next,
-      payouts: plannedPayouts(this.pact, next),
-    };
-    const seq = await this.deps.journal.append(entry, this.seq);
-    this.apply(seq, entry);
+  /** Appends the entry (with the payouts it plans), then adopts `next`, the pact the entry leads to. */
+  private async commit(entry: JournalEntry, next: Pact): Promise<void> {
+    const payouts = plannedPayouts(this.pact, next);
+    const planned = payouts ? { ...entry, payouts } : entry;
+    const seq = await this.deps.journal.append(planned, this.seq);
+    this.apply(seq, planned, next);
     if (this.unsnapshotted >= SNAPSHOT_EVERY) await this.snapshot();
   }
 
@@ -141,9 +138,9 @@ export class PactActor {
     await this.deps.snapshots.put(this.pactId, { seq: this.seq, pact: this.pact, recentCommands: this.recentCommands });
   }
 
-  private apply(seq: number, entry: JournalEntry): void {
+  private apply(seq: number, entry: JournalEntry, next: Pact): void {
     this.unsnapshotted++;
-    this.pact = entry.pact;
+    this.pact = next;
     this.seq = seq;
     this.recentCommands = [...this.recentCommands, entry.commandId].slice(-RECENT_COMMANDS);
   }
@@ -151,7 +148,7 @@ export class PactActor {
   /** Replays journal entries newer than what the actor holds. */
   private async catchUp(): Promise<void> {
     for (const { seq, value } of await this.deps.journal.entriesAfter(this.pactId, this.seq)) {
-      this.apply(seq, replayed(this.pact, value));
+      this.apply(seq, value, applyEntry(this.pact, value));
     }
   }
 
@@ -163,19 +160,8 @@ export class PactActor {
 const failure = (error: PactError): { reply: CommandReply } => ({ reply: { ok: false, error } });
 
 /** The payouts `next` added: the payout worker executes exactly these for this entry. */
-function plannedPayouts(previous: Pact | undefined, next: Pact): Payout[] {
+function plannedPayouts(previous: Pact | undefined, next: Pact): PlannedPayouts | undefined {
   const known = new Set(previous?.payouts.map((p) => p.key));
-  return next.payouts.filter((p) => !known.has(p.key));
-}
-
-/**
- * Re-applies a journaled event through the machine; the journal's own record is the fallback, since
- * the journal is the source of truth even if a later machine version would decide otherwise.
- */
-function replayed(pact: Pact | undefined, entry: JournalEntry): JournalEntry {
-  if (entry.event.type === 'created' || !pact) return entry;
-  const next = evolve(pact, entry.event);
-  if (next && next.stateNonce === entry.nonce) return { ...entry, pact: next };
-  console.error(`journal replay of ${entry.pactId} nonce ${entry.nonce} disagrees with the machine; keeping the journal's record`);
-  return entry;
+  const items = next.payouts.filter((p) => !known.has(p.key));
+  return items.length > 0 ? { rail: next.rail, asset: next.asset, items } : undefined;
 }

@@ -2,7 +2,8 @@ import type { ConsumerMessages, JsMsg } from '@nats-io/jetstream';
 import type { Payout } from '../machines/pact/types.js';
 import type { PayoutPurpose, Rail } from '../rails/rail.js';
 import type { CommandBus } from './command-bus.js';
-import { decodeEntry, type JournalEntry } from './journal.js';
+import { decodeEntry, type PlannedPayouts } from './journal.js';
+import type { PaidPayout } from './messages.js';
 import { ensureDurableConsumer, PULL, type Nats } from './nats.js';
 import { JOURNAL_STREAM, JOURNAL_WILDCARD, PAYOUT_CONSUMER } from './subjects.js';
 
@@ -49,16 +50,18 @@ export class PayoutWorker {
 
   private async handle(message: JsMsg): Promise<void> {
     const entry = decodeEntry(message.data);
-    if (entry.payouts.length === 0) return message.ack();
+    if (!entry) return message.term(); // not a journal entry: nothing to pay
+    const planned = entry.payouts;
+    if (!planned) return message.ack();
     try {
-      const rail = this.rails.get(entry.pact.rail);
-      if (!rail) throw new Error(`rail ${entry.pact.rail} is not configured`);
-      const paid = await this.execute(rail, entry, () => message.working());
+      const rail = this.rails.get(planned.rail);
+      if (!rail) throw new Error(`rail ${planned.rail} is not configured`);
+      const paid = await this.execute(rail, entry.pactId, planned, () => message.working());
       if (paid.length > 0) {
         const reply = await this.bus.send(entry.pactId, { type: 'recordPayouts', paid });
         if (!reply.ok) throw new Error(`recording payouts failed: ${reply.error.error}`);
       }
-      if (paid.length === entry.payouts.length) message.ack();
+      if (paid.length === planned.items.length) message.ack();
       else message.nak(RETRY_DELAY_MS);
     } catch (error) {
       console.error(`payouts of ${entry.pactId} nonce ${entry.nonce} will be retried:`, String(error));
@@ -66,16 +69,16 @@ export class PayoutWorker {
     }
   }
 
-  private async execute(rail: Rail, entry: JournalEntry, stillWorking: () => void) {
-    const paid: { key: string; railRef: string }[] = [];
-    for (const payout of entry.payouts) {
+  private async execute(rail: Rail, pactId: string, planned: PlannedPayouts, stillWorking: () => void) {
+    const paid: PaidPayout[] = [];
+    for (const payout of planned.items) {
       stillWorking();
       try {
         const receipt = await rail.payout({
           key: payout.key,
-          pactId: entry.pactId,
+          pactId,
           payee: payout.party,
-          amount: { amount: payout.amount, asset: entry.pact.asset },
+          amount: { amount: payout.amount, asset: planned.asset },
           purpose: purposeOf(payout),
         });
         paid.push({ key: payout.key, railRef: receipt.ref });

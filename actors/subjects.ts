@@ -1,11 +1,36 @@
+import type { HostCommand } from './messages.js';
+
 /** Names on the NATS side. Documented for internal subscribers in docs/NATS.md. */
 export const CMD_STREAM = 'PACT_CMD';
 export const JOURNAL_STREAM = 'PACT_JOURNAL';
 export const LEASE_BUCKET = 'PACT_LEASES';
 
-export const commandSubject = (partition: number) => `pact.cmd.${partition}`;
+/**
+ * Commands travel on a subject per partition and kind, so NATS permissions can say who may send what:
+ * gateways send `signed` and `poke`, only the payout worker sends `payouts`.
+ */
+export const COMMAND_KINDS = ['signed', 'poke', 'payouts'] as const;
+export type CommandKind = (typeof COMMAND_KINDS)[number];
+
+export const commandSubject = (partition: number, kind: CommandKind) => `pact.cmd.${partition}.${kind}`;
+export const partitionCommands = (partition: number) => `pact.cmd.${partition}.>`;
 export const journalSubject = (pactId: string) => `pact.evt.${pactId}`;
 export const JOURNAL_WILDCARD = 'pact.evt.>';
+
+/** The prefix of every reply inbox a command bus listens on; a host answers nowhere else. */
+export const REPLY_PREFIX = '_INBOX_PACT';
+
+export function commandKindOf(command: HostCommand): CommandKind {
+  if (command.type === 'poke') return 'poke';
+  if (command.type === 'recordPayouts') return 'payouts';
+  return 'signed';
+}
+
+/** The kind named by a command subject's last token, or undefined for a subject of no known kind. */
+export function kindOfSubject(subject: string): CommandKind | undefined {
+  const last = subject.slice(subject.lastIndexOf('.') + 1);
+  return (COMMAND_KINDS as readonly string[]).includes(last) ? (last as CommandKind) : undefined;
+}
 
 /** Consumers: one per partition for the actor hosts, one for the payout worker. */
 export const partitionConsumer = (partition: number) => `actor-host-p${partition}`;

@@ -191,3 +191,16 @@ export const listQuery = {
     limit: { type: 'string', pattern: '^[1-9][0-9]{0,2}$' },
   },
 } as const;
+
+/** `recordPayouts` as the payout worker sends it: at most one entry per planned payout of a pact. */
+export const paidPayoutsSchema = {
+  type: 'array',
+  minItems: 1,
+  maxItems: 1_024,
+  items: {
+    type: 'object',
+    required: ['key', 'railRef'],
+    additionalProperties: false,
+    properties: { key: { type: 'string', minLength: 1, maxLength: 256 }, railRef: { type: 'string', minLength: 1, maxLength: 256 } },
+  },
+} as const;

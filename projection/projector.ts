@@ -1,13 +1,16 @@
 import { AckPolicy, DeliverPolicy, type ConsumerMessages } from '@nats-io/jetstream';
 import { decodeEntry, type JournalEntry } from '../actors/journal.js';
 import { PULL, type Nats } from '../actors/nats.js';
+import { applyEntry } from '../actors/replay.js';
+import type { Pact } from '../machines/pact/types.js';
 import { JOURNAL_STREAM, JOURNAL_WILDCARD } from '../actors/subjects.js';
 import type { ReadModel } from './read-model.js';
 
-type Listener = (entry: JournalEntry) => void;
+type Listener = (pact: Pact, entry: JournalEntry) => void;
 
 const DAY_NS = 86_400 * 1e9;
 const RETRY_MS = 1_000;
+const RECENT_RECORDS = 1_024;
 
 /**
  * Follows the journal into the read model. A reader that just wrote waits for `reached(seq)`
@@ -18,7 +21,9 @@ export class Projector {
   private messages: ConsumerMessages | undefined;
   private readonly waiters: { seq: number; resolve: () => void }[] = [];
   private readonly listeners: Listener[] = [];
-  private buffer: { seq: number; entry: JournalEntry }[] = [];
+  private buffer: { seq: number; entry: JournalEntry | undefined }[] = [];
+  /** The newest records written, so that replaying the next event of a busy pact needs no read. */
+  private readonly recent = new Map<string, Pact>();
   private writing = false;
   private stopped = false;
 
@@ -86,7 +91,7 @@ export class Projector {
     });
   }
 
-  private enqueue(seq: number, entry: JournalEntry): void {
+  private enqueue(seq: number, entry: JournalEntry | undefined): void {
     if (seq <= this.position) return;
     this.buffer.push({ seq, entry });
     if (!this.writing) void this.writeBuffered();
@@ -99,20 +104,58 @@ export class Projector {
       const batch = this.buffer;
       this.buffer = [];
       const seq = batch.at(-1)!.seq;
+      let applied: { pact: Pact; entry: JournalEntry }[];
       try {
-        await this.readModel.putAll(batch.map((b) => b.entry.pact), seq);
+        applied = await this.replay(batch.map((b) => b.entry));
+        await this.readModel.putAll(applied.map((a) => a.pact), seq);
       } catch (error) {
         // Never move past an entry that is not written: put the batch back and try again shortly.
         console.error('projector could not write; retrying in a second:', String(error));
+        this.recent.clear();
         this.buffer = [...batch, ...this.buffer];
         await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
         continue;
       }
       this.position = seq;
-      for (const { entry } of batch) for (const listener of this.listeners) listener(entry);
+      for (const { pact, entry } of applied) {
+        this.remember(pact);
+        for (const listener of this.listeners) listener(pact, entry);
+      }
       this.releaseWaiters();
     }
     this.writing = false;
+  }
+
+  /**
+   * The pacts the entries lead to, each replayed on the pact's previous record. An entry that cannot be
+   * replayed (not ours, or refused by the machine) is logged and left out: the actor host refuses to load
+   * such a pact, so the read model keeps its last good record.
+   */
+  private async replay(entries: (JournalEntry | undefined)[]): Promise<{ pact: Pact; entry: JournalEntry }[]> {
+    const latest = new Map<string, Pact | undefined>();
+    const applied: { pact: Pact; entry: JournalEntry }[] = [];
+    for (const entry of entries) {
+      if (!entry) continue;
+      const previous = latest.has(entry.pactId) ? latest.get(entry.pactId) : await this.recordOf(entry.pactId);
+      try {
+        const pact = applyEntry(previous, entry);
+        latest.set(entry.pactId, pact);
+        applied.push({ pact, entry });
+      } catch (error) {
+        console.error('projector skips a journal entry it cannot replay:', String(error));
+      }
+    }
+    return applied;
+  }
+
+  private async recordOf(pactId: string): Promise<Pact | undefined> {
+    return this.recent.get(pactId) ?? (await this.readModel.get(pactId));
+  }
+
+  private remember(pact: Pact): void {
+    this.recent.delete(pact.id);
+    this.recent.set(pact.id, pact);
+    if (this.recent.size > RECENT_RECORDS) this.recent.delete(this.recent.keys().next().value as string);
   }
 
   private releaseWaiters(): void {

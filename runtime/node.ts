@@ -83,7 +83,7 @@ export async function startPactNode(config: Config): Promise<PactNode> {
   const readModel = new ReadModel(level);
   const projector = new Projector(nats, readModel, nodeId);
   const keeper = new Keeper(bus, clock);
-  projector.onEntry((entry) => keeper.track(entry.pact));
+  projector.onEntry((pact) => keeper.track(pact));
   await projector.start();
   for await (const pact of readModel.inStates([...OPEN_STATES])) keeper.track(pact);
 

@@ -4,11 +4,13 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ExpectedSequenceMismatch, Journal, type JournalEntry } from '../../actors/journal.js';
-import type { CommandMessage, CommandReply } from '../../actors/messages.js';
+import type { AdmittedCommand, AdmittedRequest, CommandReply } from '../../actors/messages.js';
+import { replayedPacts } from '../support/journal.js';
 import { connectNats, type Nats } from '../../actors/nats.js';
 import { PactActor, type ActorDeps } from '../../actors/pact-actor.js';
 import { SnapshotStore } from '../../actors/snapshots.js';
 import type { PactSpec } from '../../machines/pact/spec.js';
+import type { Pact } from '../../machines/pact/types.js';
 import { MockRail } from '../../rails/mock/mock-rail.js';
 import { startNatsServer, type NatsServerProcess } from '../../runtime/nats-server.js';
 import { generateKeyPair } from '../../protocol/sign.js';
@@ -65,26 +67,26 @@ const spec: PactSpec = {
   parties: [a, b, c].map((k) => ({ party: k.party, deposit: usdc(1000), bond: usdc(100), required: true })),
 };
 let commands = 0;
-const message = (pactId: string, command: CommandMessage['command']): CommandMessage => ({ id: `cmd-${++commands}`, pactId, command });
-const fund = (pactId: string, signer: typeof a, stateNonce: number) =>
-  message(pactId, { type: 'fund', signer: signer.party, stateNonce, proof: { scheme: 'mock' } });
+const request = (command: AdmittedCommand): AdmittedRequest => ({ id: `cmd-${++commands}`, command });
+const fund = (signer: typeof a, stateNonce: number) =>
+  request({ type: 'fund', signer: signer.party, stateNonce, proof: { scheme: 'mock' } });
 const funded = (reply: CommandReply) => (reply.ok ? reply.pact.parties.filter((p) => p.confirmed).length : -1);
 
 test('a second actor holding a stale pact is refused by the journal and decides again', async (context) => {
   const pactId = `p_${'ab'.repeat(16)}`;
   const first = await PactActor.load(pactId, await hostDeps(context, 'host-1'));
-  assert.ok((await first.handle(message(pactId, { type: 'create', spec, signer: a.party }), Date.now())).ok);
+  assert.ok((await first.handle(request({ type: 'create', spec, signer: a.party }), Date.now())).ok);
   const second = await PactActor.load(pactId, await hostDeps(context, 'host-2')); // both hold nonce 0 now
 
-  assert.is(funded(await first.handle(fund(pactId, a, 0), Date.now())), 1);
-  const stale = await second.handle(fund(pactId, b, 0), Date.now());
+  assert.is(funded(await first.handle(fund(a, 0), Date.now())), 1);
+  const stale = await second.handle(fund(b, 0), Date.now());
   assert.equal(stale.ok ? 'applied' : stale.error.error, 'stateNonce_mismatch', 'decided again on the journal’s state');
-  const next = await second.handle(fund(pactId, b, 1), Date.now());
+  const next = await second.handle(fund(b, 1), Date.now());
   assert.is(funded(next), 2, 'the second actor now holds what the first wrote');
 
   const entries = await context.journal.entriesAfter(pactId, 0);
   assert.equal(entries.map((e) => e.value.nonce), [0, 1, 2]);
-  assert.equal(entries.map((e) => e.value.pact.parties.filter((p) => p.confirmed).length), [0, 1, 2]);
+  assert.equal(replayedPacts(entries.map((e) => e.value)).map((p) => p.parties.filter((q) => q.confirmed).length), [0, 1, 2]);
   const collects = (await context.rail.operations()).filter((op) => op.kind === 'collect' && op.key.startsWith(pactId));
   assert.is(collects.length, 2, 'b’s refused attempt and its retry share one collect');
 });
@@ -92,7 +94,7 @@ test('a second actor holding a stale pact is refused by the journal and decides 
 test('the journal refuses a different entry under the same nonce, and reports a repeated one', async ({ journal }) => {
   const pactId = `p_${'cd'.repeat(16)}`;
   const entry = (commandId: string): JournalEntry =>
-    ({ pactId, nonce: 0, commandId, event: { type: 'created', at: 1 }, pact: {} as JournalEntry['pact'], payouts: [] });
+    ({ pactId, nonce: 0, commandId, event: { type: 'created', at: 1, pact: {} as Pact } });
   const seq = await journal.append(entry('one'), 0);
   for (const other of [entry('two'), entry('one')]) {
     try {

@@ -41,7 +41,7 @@ test('a write the read model could not make is retried; the projector never move
   try {
     const journal = new Journal(nats.js, nats.jsm);
     const pact = { ...pactFrom(twoPartySpec(generateKeyPair(), generateKeyPair())), id: `p_${'ef'.repeat(16)}` };
-    const seq = await journal.append({ pactId: pact.id, nonce: 0, commandId: 'c1', event: { type: 'created', at: 1 }, pact, payouts: [] }, 0);
+    const seq = await journal.append({ pactId: pact.id, nonce: 0, commandId: 'c1', event: { type: 'created', at: 1, pact } }, 0);
     await within(projector.start(), 10_000); // start waits until the journal's last entry is in the read model
     const readModel = new ReadModel(level);
     assert.is((await readModel.get(pact.id))?.id, pact.id);

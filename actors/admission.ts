@@ -1,0 +1,142 @@
+import { Ajv, type ValidateFunction } from 'ajv';
+import { sharesProblem } from '../machines/pact/rules.js';
+import { specProblem, type PactSpec } from '../machines/pact/spec.js';
+import type { Proposal, VerdictBody } from '../machines/pact/types.js';
+import { canonicalHashHex } from '../protocol/digest.js';
+import { pactError, type PactError } from '../protocol/errors.js';
+import type { PartyId } from '../protocol/party.js';
+import { signedPart, type SignedCall } from '../protocol/signed-call.js';
+import { verifySignature } from '../protocol/verify.js';
+import { paidPayoutsSchema, signedCallSchema, verdictSchema, type PactAction } from '../gateway/schemas.js';
+import { issuedAtProblem } from '../protocol/issued-at.js';
+import type { AdmittedCommand, HostCommand } from './messages.js';
+import { commandKindOf, type CommandKind } from './subjects.js';
+
+/**
+ * The actor host's door. Whatever arrives on NATS is checked here as if it came from the street: its shape
+ * (the gateway's schemas again), then its signature (401), then what a signed call alone can tell (400).
+ * Authorization, nonce, state and time (403, 409, 422) are the machine's, in `decide.ts`.
+ */
+export type Admission = { command: AdmittedCommand } | { error: PactError };
+
+const ajv = new Ajv({ coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false });
+const PACT_ACTIONS: PactAction[] = [
+  'pacts.create', 'pacts.fund', 'pacts.withdraw', 'pacts.propose', 'pacts.cosign', 'pacts.object', 'pacts.cancel',
+];
+const callValidators = new Map(PACT_ACTIONS.map((action) => [action, ajv.compile(signedCallSchema(action))]));
+const verdictValidator = ajv.compile(verdictSchema);
+const paidValidator = ajv.compile(paidPayoutsSchema);
+
+/** The pact id a create call names: a replay of the same envelope names the same pact. */
+export const createdPactId = (envelope: SignedCall) => `p_${canonicalHashHex(signedPart(envelope)).slice(0, 32)}`;
+
+export function admit(pactId: string, command: HostCommand, kind: CommandKind, now: number): Admission {
+  if (kind !== commandKindOf(command)) return { error: pactError('forbidden', `a ${command.type} command cannot come on the ${kind} subject`) };
+  switch (command.type) {
+    case 'signed':
+      return admitSignedCall(pactId, command.envelope, command.payment, now);
+    case 'verdict':
+      return admitVerdict(pactId, command.verdict);
+    case 'poke':
+      return { command: { type: 'poke' } };
+    case 'recordPayouts':
+      return shapeProblem(paidValidator, command.paid, 'paid') ?? { command: { type: 'recordPayouts', paid: command.paid } };
+  }
+  return { error: pactError('invalid_request', 'unknown command') };
+}
+
+function shapeProblem(validate: ValidateFunction, value: unknown, what: string): { error: PactError } | undefined {
+  if (validate(value)) return undefined;
+  const first = validate.errors?.[0];
+  return { error: pactError('invalid_request', `${what}${first?.instancePath ?? ''} ${first?.message ?? 'is invalid'}`, { field: what }) };
+}
+
+function admitSignedCall(pactId: string, envelope: SignedCall, payment: string | undefined, now: number): Admission {
+  const action = envelope?.action as PactAction;
+  const validate = callValidators.get(action);
+  if (!validate) return { error: pactError('invalid_signature', `the call is signed for ${String(action)}, not for a pact route`) };
+  const malformed = shapeProblem(validate, envelope, 'body');
+  if (malformed) return malformed;
+  const expectedId = action === 'pacts.create' ? createdPactId(envelope) : envelope.pactId;
+  if (expectedId !== pactId) return { error: pactError('invalid_signature', `the call is signed for pact "${envelope.pactId}"`) };
+  if (!verifySignature(envelope.signer, signedPart(envelope), envelope.sig)) {
+    return { error: pactError('invalid_signature', 'the signature does not verify') };
+  }
+  return BUILDERS[action](envelope, payment, now);
+}
+
+type Builder = (envelope: SignedCall<any>, payment: string | undefined, now: number) => Admission;
+
+/** How each verified call becomes a command, with the checks that need nothing but the call. */
+const BUILDERS: Record<PactAction, Builder> = {
+  'pacts.create': (envelope: SignedCall<PactSpec>, _payment, now) => {
+    const refused =
+      (envelope.stateNonce !== 0 ? pactError('invalid_request', 'create takes stateNonce 0', { field: 'stateNonce' }) : undefined) ??
+      specProblem(envelope.call) ??
+      issuedAtProblem(envelope.issuedAt, now);
+    return refused ? { error: refused } : { command: { type: 'create', spec: envelope.call, signer: envelope.signer } };
+  },
+  'pacts.fund': (envelope, payment) => {
+    const proof = payment === undefined ? null : parsePaymentHeader(payment);
+    if (proof === undefined) return { error: pactError('invalid_request', 'X-PAYMENT is neither JSON nor base64 JSON', { field: 'X-PAYMENT' }) };
+    return { command: { type: 'fund', signer: envelope.signer, stateNonce: envelope.stateNonce, proof } };
+  },
+  'pacts.withdraw': (envelope) => ({ command: { type: 'withdraw', signer: envelope.signer, stateNonce: envelope.stateNonce } }),
+  'pacts.propose': (envelope: SignedCall<Proposal>) => {
+    const problem = sharesProblem(envelope.call.distribution);
+    if (problem) return { error: pactError('invalid_request', problem, { field: 'call.distribution' }) };
+    return { command: { type: 'propose', signer: envelope.signer, stateNonce: envelope.stateNonce, proposal: envelope.call } };
+  },
+  'pacts.cosign': (envelope) => ({ command: { type: 'cosign', signer: envelope.signer, stateNonce: envelope.stateNonce } }),
+  'pacts.object': (envelope: SignedCall<{ reason: string }>) => ({
+    command: { type: 'object', signer: envelope.signer, stateNonce: envelope.stateNonce, reason: envelope.call.reason },
+  }),
+  'pacts.cancel': cancelCommand,
+};
+
+function admitVerdict(pactId: string, verdict: VerdictBody): Admission {
+  const malformed = shapeProblem(verdictValidator, verdict, 'body');
+  if (malformed) return malformed;
+  if (verdict.pactId !== pactId) return { error: pactError('invalid_signature', `the verdict is signed for pact "${verdict.pactId}"`) };
+  if (!verifySignature(verdict.signer, signedPart(verdict), verdict.sig)) {
+    return { error: pactError('invalid_signature', 'the verdict signature does not verify') };
+  }
+  const problem = sharesProblem(verdict.distribution);
+  if (problem) return { error: pactError('invalid_request', problem, { field: 'distribution' }) };
+  return { command: { type: 'verdict', verdict } };
+}
+
+/** X-PAYMENT carries the proof as JSON or base64-encoded JSON; undefined when it is neither. */
+export function parsePaymentHeader(header: string): unknown {
+  for (const text of [header, Buffer.from(header, 'base64').toString('utf8')]) {
+    try {
+      const value: unknown = JSON.parse(text);
+      if (typeof value === 'object' && value !== null) return value;
+    } catch {
+      // try the next form
+    }
+  }
+  return undefined;
+}
+
+/** What each party signs to approve a mutual cancel (DECISIONS.md). */
+export const cancelApproval = (envelope: SignedCall<{ expiresAt: number }>) => ({
+  action: 'cancel',
+  pactId: envelope.pactId,
+  stateNonce: envelope.stateNonce,
+  expiresAt: envelope.call.expiresAt,
+});
+
+/**
+ * Every party approves a mutual cancel by signing `cancelApproval`. The submitter's own signed call counts
+ * as its approval. A bad approval signature is a 401.
+ */
+function cancelCommand(envelope: SignedCall<{ expiresAt: number; sigs: { signer: PartyId; sig: string }[] }>): Admission {
+  const approval = cancelApproval(envelope);
+  const forged = envelope.call.sigs.find((s) => !verifySignature(s.signer, approval, s.sig));
+  if (forged) return { error: pactError('invalid_signature', `the cancel approval of ${forged.signer} does not verify`) };
+  const approvedBy = [...new Set([envelope.signer, ...envelope.call.sigs.map((s) => s.signer)])];
+  return {
+    command: { type: 'cancel', signer: envelope.signer, stateNonce: envelope.stateNonce, expiresAt: envelope.call.expiresAt, approvedBy },
+  };
+}

@@ -1,0 +1,10 @@
+import { pactError, type PactError } from './errors.js';
+
+export const ISSUED_AT_TOLERANCE_MS = 10 * 60_000;
+
+/** Calls that no pact nonce protects are protected by time: issuedAt within 10 minutes of the server clock. */
+export function issuedAtProblem(issuedAt: number, now: number): PactError | undefined {
+  if (now - issuedAt > ISSUED_AT_TOLERANCE_MS) return pactError('stale_issuedAt', 'issuedAt is more than 10 minutes old', { now });
+  if (issuedAt - now > ISSUED_AT_TOLERANCE_MS) return pactError('too_early', 'issuedAt is more than 10 minutes ahead', { now });
+  return undefined;
+}
