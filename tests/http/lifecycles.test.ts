@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Pact } from '../../machines/pact/types.js';
-import { newParties, tradeSpec } from '../support/parties.js';
+import { activePact, buyerFundedPact, disputedPact } from '../support/trades.js';
 import { Stack } from '../support/stack.js';
 
 const HOUR = 3_600_000;
@@ -13,24 +13,6 @@ test.before(async (context) => {
 test.after(async ({ stack }) => {
   await stack.stop();
 });
-
-/** A new trade in CREATED in which the buyer has funded. */
-async function buyerFundedPact(stack: Stack) {
-  const { seller, buyer } = newParties();
-  const created = await stack.client.create(seller, tradeSpec(seller, buyer));
-  assert.is(created.status, 200, JSON.stringify(created.body));
-  const id = created.body.pact.id as string;
-  assert.is((await stack.client.fund(buyer, id)).status, 200);
-  return { seller, buyer, id };
-}
-
-async function activePact(stack: Stack) {
-  const { seller, buyer, id } = await buyerFundedPact(stack);
-  const funded = await stack.client.fund(seller, id);
-  assert.is(funded.status, 200, JSON.stringify(funded.body));
-  assert.is(funded.body.pact.state, 'ACTIVE');
-  return { seller, buyer, id };
-}
 
 const amountsOf = (pact: Pact) =>
   Object.fromEntries(pact.payouts.map((p) => [`${p.kind}:${p.party === pact.proposer ? 'seller' : p.party === pact.arbitrationFeeRecipient ? 'fee' : 'buyer'}`, p.amount]));
@@ -61,15 +43,6 @@ test('silence: after objectBy a poke settles as proposed', async ({ stack }) => 
   void buyer;
 });
 
-async function disputedPact(stack: Stack) {
-  const parties = await activePact(stack);
-  const { seller, buyer, id } = parties;
-  await stack.client.propose(seller, id, { evidence: [{ note: 'done' }], distribution: [{ party: seller.party, bp: 10000 }] });
-  const disputed = await stack.client.object(buyer, id, 'the summary is 900 words');
-  assert.is(disputed.status, 200, JSON.stringify(disputed.body));
-  assert.is(disputed.body.pact.state, 'DISPUTED');
-  return { ...parties, inputHash: disputed.body.pact.inputHash as string };
-}
 
 test('dispute upheld: the verdict redistributes and the proposer forfeits its bond as the fee', async ({ stack }) => {
   const { seller, buyer, id, inputHash } = await disputedPact(stack);

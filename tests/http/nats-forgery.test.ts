@@ -1,0 +1,128 @@
+import { randomUUID } from 'node:crypto';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { CommandReply, HostCommand } from '../../actors/messages.js';
+import { commandSubject, JOURNAL_STREAM, partitionOf, REPLY_PREFIX, type CommandKind } from '../../actors/subjects.js';
+import type { Pact } from '../../machines/pact/types.js';
+import { Stack } from '../support/stack.js';
+import { activePact, disputedPact } from '../support/trades.js';
+
+// An attacker who can publish on NATS, but holds no party's key, must not move a pact: every command is
+// verified by the actor host, unsigned ones are taken only on their own subjects, and a host answers only
+// on the command buses' inboxes. Real nats-server, real service.
+
+interface Context {
+  stack: Stack;
+  nc: NatsConnection;
+  js: JetStreamClient;
+  jsm: JetStreamManager;
+}
+
+const test = suite<Context>('commands forged on NATS');
+const PARTITIONS = 8; // the service's default PACT_PARTITIONS
+
+test.before(async (context) => {
+  context.stack = await Stack.start();
+  context.nc = await connect({ servers: context.stack.natsUrl });
+  context.js = jetstream(context.nc);
+  context.jsm = await jetstreamManager(context.nc);
+});
+test.after(async ({ stack, nc }) => {
+  await nc.close();
+  await stack.stop();
+});
+
+const decoder = new TextDecoder();
+
+/** Publishes a command as an attacker would, on the subject of `kind`, and waits for the host's answer. */
+async function forge(context: Context, pactId: string, kind: CommandKind, command: unknown): Promise<CommandReply> {
+  const replyTo = `${REPLY_PREFIX}.attacker.${randomUUID()}`;
+  const subscription = context.nc.subscribe(replyTo, { max: 1, timeout: 10_000 });
+  const message = { id: randomUUID(), pactId, command, replyTo };
+  await context.js.publish(commandSubject(partitionOf(pactId, PARTITIONS), kind), JSON.stringify(message));
+  for await (const reply of subscription) return JSON.parse(decoder.decode(reply.data)) as CommandReply;
+  throw new Error('no answer');
+}
+
+const pactOf = async (stack: Stack, id: string) => (await stack.client.get(id)).body.pact as Pact;
+const journalEnd = async ({ jsm }: Context) => (await jsm.streams.info(JOURNAL_STREAM)).state.last_seq;
+const errorOf = (reply: CommandReply) => (reply.ok ? 'applied' : reply.error.error);
+
+test('a verdict with an all-zero signature does not settle a disputed pact', async (context) => {
+  const { stack } = context;
+  const { seller, id, inputHash } = await disputedPact(stack);
+  const before = await pactOf(stack, id);
+  const verdict = {
+    pactId: id, inputHash, distribution: [{ party: seller.party, bp: 10_000 }], feeFrom: 'objector' as const,
+    issuedAt: stack.now, signer: stack.evaluator.party, sig: '0'.repeat(128),
+  };
+  const reply = await forge(context, id, 'signed', { type: 'verdict', verdict } satisfies HostCommand);
+  assert.is(errorOf(reply), 'invalid_signature');
+  assert.equal(await pactOf(stack, id), before);
+});
+
+test('an unsigned command in the old form moves nothing', async (context) => {
+  const { stack } = context;
+  const { buyer, id } = await activePact(stack);
+  const before = await pactOf(stack, id);
+  const end = await journalEnd(context);
+  for (const command of [
+    { type: 'cancel', signer: buyer.party, stateNonce: before.stateNonce, expiresAt: stack.now + 1_000, approvedBy: before.parties.map((p) => p.party) },
+    { type: 'propose', signer: before.proposer, stateNonce: before.stateNonce, proposal: { evidence: [], distribution: [{ party: buyer.party, bp: 10_000 }] } },
+  ]) {
+    assert.is(errorOf(await forge(context, id, 'signed', command)), 'invalid_request', command.type);
+  }
+  assert.equal(await pactOf(stack, id), before);
+  assert.is(await journalEnd(context), end);
+});
+
+test('a signed call changed after signing is refused', async (context) => {
+  const { stack } = context;
+  const { buyer, id } = await activePact(stack);
+  const before = await pactOf(stack, id);
+  const approval = { action: 'cancel', pactId: id, stateNonce: before.stateNonce, expiresAt: stack.now + 60_000 };
+  const envelope = stack.client.signedCall(buyer, 'pacts.cancel', id, before.stateNonce, { expiresAt: approval.expiresAt, sigs: [] as unknown[] });
+  // The attacker adds an approval it made up for the other party, and the call no longer verifies.
+  envelope.call.sigs.push({ signer: before.proposer, sig: '1'.repeat(128) });
+  assert.is(errorOf(await forge(context, id, 'signed', { type: 'signed', envelope })), 'invalid_signature');
+  assert.equal(await pactOf(stack, id), before);
+});
+
+test('payouts are recorded only from the payouts subject', async (context) => {
+  const { stack } = context;
+  const { id } = await activePact(stack);
+  const before = await pactOf(stack, id);
+  const paid = [{ key: `${id}:settle.9:pot:x`, railRef: 'forged' }];
+  for (const kind of ['signed', 'poke'] as const) {
+    assert.is(errorOf(await forge(context, id, kind, { type: 'recordPayouts', paid })), 'forbidden', kind);
+  }
+  assert.is(errorOf(await forge(context, id, 'payouts', { type: 'poke' })), 'forbidden');
+  assert.equal(await pactOf(stack, id), before);
+});
+
+test('a host answers only on command inboxes, never into the journal', async (context) => {
+  const { stack } = context;
+  const { id } = await activePact(stack);
+  const end = await journalEnd(context);
+  const message = { id: randomUUID(), pactId: id, command: { type: 'poke' }, replyTo: `pact.evt.${id}` };
+  await context.js.publish(commandSubject(partitionOf(id, PARTITIONS), 'poke'), JSON.stringify(message));
+  // A command after it on the same partition is answered, so the host has seen (and dropped) the first.
+  assert.ok((await forge(context, id, 'poke', { type: 'poke' })).ok);
+  assert.is(await journalEnd(context), end);
+});
+
+test('a correctly signed call published on NATS is applied like one sent over HTTP', async (context) => {
+  const { stack } = context;
+  const { seller, buyer, id } = await activePact(stack);
+  const nonce = (await pactOf(stack, id)).stateNonce;
+  const envelope = stack.client.signedCall(seller, 'pacts.propose', id, nonce, {
+    evidence: [{ note: 'done' }], distribution: [{ party: buyer.party, bp: 10_000 }],
+  });
+  const reply = await forge(context, id, 'signed', { type: 'signed', envelope });
+  assert.ok(reply.ok, JSON.stringify(reply));
+  assert.is((await pactOf(stack, id)).state, 'PROPOSED');
+});
+
+test.run();
