@@ -118,7 +118,8 @@ export class ActorHost {
    * not admitted is answered at once and never wakes the pact's actor.
    */
   run(message: CommandMessage, kind: CommandKind): Promise<CommandReply> {
-    const admission = admit(message.pactId, message.command, kind, this.clock.now());
+    const now = this.clock.now(); // the command's time: admission and decision judge it at its arrival
+    const admission = admit(message.pactId, message.command, kind, now);
     if ('error' in admission) return Promise.resolve({ ok: false, error: admission.error });
     const envelope = message.command.type === 'signed' ? message.command.envelope : undefined;
     const request: AdmittedRequest = { id: message.id, command: admission.command, ...(envelope ? { envelope } : {}) };
@@ -126,7 +127,7 @@ export class ActorHost {
     live.busy++;
     const result = live.queue.then(async () => {
       const actor = await live.actor;
-      return actor.handle(request, this.clock.now());
+      return actor.handle(request, now);
     });
     live.queue = result.catch(() => undefined).finally(() => {
       live.busy--;

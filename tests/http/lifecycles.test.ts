@@ -2,6 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Pact } from '../../machines/pact/types.js';
 import { activePact, buyerFundedPact, disputedPact } from '../support/trades.js';
+import { runAudit } from '../support/audit.js';
 import { Stack } from '../support/stack.js';
 
 const HOUR = 3_600_000;
@@ -140,6 +141,15 @@ test('money adds up: escrow holds exactly what the pacts still owe, to the minor
   assert.ok(pacts.length >= 10);
   assert.is(BigInt(ledger.balances['mock:escrow'] ?? '0'), total('collect') - total('payout'));
   assert.is(total('collect') - total('payout'), heldForOpen + owed);
+});
+
+test('the audit re-verifies every signature of every journal entry above', async ({ stack }) => {
+  await stack.payoutsIdle();
+  const { code, output } = await runAudit(stack.natsUrl, '--all');
+  assert.is(code, 0, output);
+  const [, pacts, entries, signatures, failed] = /(\d+) pacts, (\d+) entries, (\d+) signatures verified, (\d+) pacts failed/.exec(output)!.map(Number);
+  assert.ok(pacts! >= 10 && entries! > pacts! && signatures! > pacts!, output);
+  assert.is(failed, 0);
 });
 
 test.run();

@@ -4,8 +4,10 @@ import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManage
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { CommandReply, HostCommand } from '../../actors/messages.js';
-import { commandSubject, JOURNAL_STREAM, partitionOf, REPLY_PREFIX, type CommandKind } from '../../actors/subjects.js';
+import { commandSubject, JOURNAL_STREAM, journalSubject, partitionOf, REPLY_PREFIX, type CommandKind } from '../../actors/subjects.js';
 import type { Pact } from '../../machines/pact/types.js';
+import { generateKeyPair } from '../../protocol/sign.js';
+import { runAudit } from '../support/audit.js';
 import { Stack } from '../support/stack.js';
 import { activePact, disputedPact } from '../support/trades.js';
 
@@ -123,6 +125,22 @@ test('a correctly signed call published on NATS is applied like one sent over HT
   const reply = await forge(context, id, 'signed', { type: 'signed', envelope });
   assert.ok(reply.ok, JSON.stringify(reply));
   assert.is((await pactOf(stack, id)).state, 'PROPOSED');
+});
+
+test('an entry forged straight into the journal is caught by the audit', async (context) => {
+  const { stack } = context;
+  const { seller, buyer, id } = await activePact(stack);
+  assert.is((await runAudit(stack.natsUrl, id)).code, 0);
+  const nonce = (await pactOf(stack, id)).stateNonce;
+  const mallory = generateKeyPair();
+  // A cosign-free settlement: a proposal "signed" by someone who is not the proposer.
+  const proposal = { evidence: [], distribution: [{ party: buyer.party, bp: 10_000 }] };
+  const envelope = stack.client.signedCall(mallory, 'pacts.propose', id, nonce, proposal);
+  const forged = { pactId: id, nonce: nonce + 1, commandId: randomUUID(), event: { type: 'propose', at: stack.now, party: seller.party, proposal }, envelope };
+  await context.js.publish(journalSubject(id), JSON.stringify(forged));
+  const { code, output } = await runAudit(stack.natsUrl, id);
+  assert.is(code, 1, output);
+  assert.match(output, `FAIL ${id}`);
 });
 
 test.run();

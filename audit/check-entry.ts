@@ -1,0 +1,76 @@
+import { isDeepStrictEqual } from 'node:util';
+import { admit } from '../actors/admission.js';
+import type { JournalEntry } from '../actors/journal.js';
+import type { HostCommand } from '../actors/messages.js';
+import { applyEntry } from '../actors/replay.js';
+import { eventOf } from '../machines/pact/decide.js';
+import { newPact } from '../machines/pact/spec.js';
+import type { Pact } from '../machines/pact/types.js';
+
+/** What an entry proves: its pact after it, or why it cannot be trusted. */
+export type Checked = { pact: Pact; signedBy: string | undefined } | { problem: string };
+
+const SIGNED_EVENTS = ['fund', 'withdraw', 'propose', 'cosign', 'object', 'cancel'] as const;
+
+/**
+ * Re-verifies one journal entry from the journal alone, as the actor host admitted it: the signed call runs
+ * through the same admission (shape, signature, call-only checks) at the entry's time, the command it makes
+ * must be the journaled event, and the machine must accept that event on the previous pact. Pokes and
+ * recorded payouts carry no signature (NATS permissions guard them); the machine still has to accept them.
+ */
+export function checkEntry(previous: Pact | undefined, entry: JournalEntry): Checked {
+  try {
+    const problem = signatureProblem(entry);
+    if (problem) return { problem };
+    return { pact: applyEntry(previous, entry), signedBy: signerOf(entry) };
+  } catch (error) {
+    return { problem: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+function signerOf(entry: JournalEntry): string | undefined {
+  return entry.event.type === 'verdict' ? entry.event.verdict.signer : entry.envelope?.signer;
+}
+
+function signatureProblem(entry: JournalEntry): string | undefined {
+  const { event } = entry;
+  if (event.type === 'poke' || event.type === 'payoutsRecorded') return entry.envelope ? 'an internal event carries a signed call' : undefined;
+  if (event.type === 'verdict') {
+    const { at, ...verdict } = event.verdict;
+    return commandProblem(entry, { type: 'verdict', verdict }, at);
+  }
+  if (!entry.envelope) return `a ${event.type} without the signed call that asked for it`;
+  if (event.type === 'created') return createdProblem(entry, event.pact);
+  if (!(SIGNED_EVENTS as readonly string[]).includes(event.type)) return `an event of unknown type ${String(event.type)}`;
+  if (entry.envelope.stateNonce !== entry.nonce - 1) return `the call was signed for nonce ${entry.envelope.stateNonce}`;
+  return commandProblem(entry, { type: 'signed', envelope: entry.envelope, payment: '{}' }, event.at);
+}
+
+/** Admits `command` as the host did at `at`, and compares the event it makes with the journaled one. */
+function commandProblem(entry: JournalEntry, command: HostCommand, at: number): string | undefined {
+  const admission = admit(entry.pactId, command, 'signed', at);
+  if ('error' in admission) return `${admission.error.error}: ${admission.error.message}`;
+  const admitted = admission.command;
+  if (admitted.type === 'create') return 'a create call on a pact that exists';
+  if (admitted.type === 'fund') {
+    const event = entry.event;
+    return event.type === 'fund' && event.party === admitted.signer ? undefined : 'the fund event is not the signer’s';
+  }
+  return isDeepStrictEqual(eventOf(admitted, at), entry.event) ? undefined : `the ${entry.event.type} event is not what the call asked`;
+}
+
+function createdProblem(entry: JournalEntry, pact: Pact): string | undefined {
+  if (entry.nonce !== 0) return 'a creation at a nonce other than 0';
+  const admission = admit(entry.pactId, { type: 'signed', envelope: entry.envelope! }, 'signed', pact.createdAt);
+  if ('error' in admission) return `${admission.error.error}: ${admission.error.message}`;
+  if (admission.command.type !== 'create') return `the first entry's call is ${entry.envelope!.action}`;
+  const expected = newPact({
+    id: entry.pactId,
+    spec: admission.command.spec,
+    createdBy: admission.command.signer,
+    at: pact.createdAt,
+    policy: { evaluator: pact.evaluator, arbitrationFeeRecipient: pact.arbitrationFeeRecipient },
+    escrowAccount: pact.escrowAccount,
+  });
+  return isDeepStrictEqual(expected, pact) ? undefined : 'the initial record is not what the create call asked';
+}

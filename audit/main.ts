@@ -1,0 +1,67 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { connect } from '@nats-io/transport-node';
+import { DeliverPolicy, jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
+import { decodeEntry } from '../actors/journal.js';
+import { serversOf } from '../actors/nats.js';
+import { JOURNAL_STREAM, JOURNAL_WILDCARD, journalSubject } from '../actors/subjects.js';
+import { JournalAudit } from './journal-audit.js';
+
+// `npm run audit -- <pactId> | --all`: re-verifies pacts from the journal alone. Exit 0 when every entry
+// holds, 1 when one does not, 2 on a usage or connection problem.
+
+const USAGE = 'usage: npm run audit -- <pactId> | --all   (NATS_URL, or the private nats-server recorded in PACT_DATA_DIR)';
+
+/** NATS_URL, else the private nats-server `npm start` recorded in the data directory, else the default. */
+function natsUrl(): string {
+  if (process.env.NATS_URL) return process.env.NATS_URL;
+  const record = join(resolve(process.env.PACT_DATA_DIR || './data'), 'nats-server.json');
+  if (existsSync(record)) return (JSON.parse(readFileSync(record, 'utf8')) as { url: string }).url;
+  return 'nats://127.0.0.1:4222';
+}
+
+/** The stream sequence of the last journal message on `subject` (a wildcard for all), 0 when none. */
+async function lastSequence(jsm: JetStreamManager, subject: string): Promise<number> {
+  if (subject === JOURNAL_WILDCARD) return (await jsm.streams.info(JOURNAL_STREAM)).state.last_seq;
+  try {
+    return (await jsm.streams.getMessage(JOURNAL_STREAM, { last_by_subj: subject }))?.seq ?? 0;
+  } catch {
+    return 0;
+  }
+}
+
+async function main(target: string | undefined): Promise<number> {
+  if (!target || (target !== '--all' && !/^p_[0-9a-f]{32}$/.test(target))) {
+    console.error(USAGE);
+    return 2;
+  }
+  const nc = await connect({ servers: serversOf(natsUrl()), timeout: 5_000 });
+  try {
+    const subject = target === '--all' ? JOURNAL_WILDCARD : journalSubject(target);
+    const last = await lastSequence(await jetstreamManager(nc), subject);
+    if (last === 0 && target !== '--all') {
+      console.error(`no journal entry of ${target}`);
+      return 1;
+    }
+    const audit = new JournalAudit();
+    if (last > 0) {
+      const consumer = await jetstream(nc).consumers.get(JOURNAL_STREAM, { filter_subjects: subject, deliver_policy: DeliverPolicy.All });
+      for await (const message of await consumer.consume()) {
+        audit.add(message.seq, decodeEntry(message.data));
+        if (message.seq >= last) break;
+      }
+    }
+    for (const line of audit.report()) console.log(line);
+    return audit.failed ? 1 : 0;
+  } finally {
+    await nc.close();
+  }
+}
+
+main(process.argv[2]).then(
+  (code) => process.exit(code),
+  (error) => {
+    console.error(`audit could not run: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(2);
+  },
+);
