@@ -1,7 +1,7 @@
 import type { ConsumerMessages, JsMsg } from '@nats-io/jetstream';
 import { pactError } from '../protocol/errors.js';
 import type { Clock } from '../runtime/clock.js';
-import { ensureDurableConsumer, PULL, type Nats } from './nats.js';
+import { ensureDurableConsumer, PULL, type HostNats } from './nats.js';
 import { Leases } from './leases.js';
 import { admit } from './admission.js';
 import type { AdmittedRequest, CommandMessage, CommandReply } from './messages.js';
@@ -38,7 +38,7 @@ export class ActorHost {
   private sweeper: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly nats: Nats,
+    private readonly nats: HostNats,
     private readonly deps: ActorDeps,
     private readonly clock: Clock,
     private readonly options: HostOptions,

@@ -10,22 +10,33 @@ import {
   type JetStreamManager,
 } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
+import { NATS_ROLES, type NatsCredentials, type NatsRole, type NatsUser } from './nats-roles.js';
 import { CMD_STREAM, JOURNAL_STREAM, LEASE_BUCKET } from './subjects.js';
 
 const NANOS_PER_MS = 1_000_000;
 
+/** One NATS connection with its JetStream handles. */
 export interface Nats {
   nc: NatsConnection;
   js: JetStreamClient;
   jsm: JetStreamManager;
+}
+
+/** The actor host's connection, which also holds the partition leases. */
+export interface HostNats extends Nats {
   leases: KV;
 }
+
+/** A connection for each role; without credentials they are all one connection. */
+export type RoleConnections = Record<Exclude<NatsRole, 'host'>, Nats> & { host: HostNats };
 
 export interface NatsOptions {
   url: string;
   /** Stream replicas: 1 on one node, 3 in a cluster. */
   replicas?: number;
   leaseTtlMs?: number;
+  /** The NATS user to connect as; none on a server that needs no credentials. */
+  user?: NatsUser;
 }
 
 /**
@@ -37,9 +48,9 @@ export const PULL = { expires: 5_000 } as const;
 /** `url` may list several servers, comma-separated. */
 export const serversOf = (url: string): string[] => url.split(',').map((s) => s.trim()).filter(Boolean);
 
-/** Connects and makes sure the streams and the lease bucket exist. */
-export async function connectNats(options: NatsOptions): Promise<Nats> {
-  const nc = await connect({ servers: serversOf(options.url), maxReconnectAttempts: -1, name: 'pact' });
+/** Connects as the actor host and makes sure the streams and the lease bucket exist. */
+export async function connectNats(options: NatsOptions): Promise<HostNats> {
+  const nc = await connectAs(options.url, options.user, 'host');
   const replicas = options.replicas ?? 1;
   const jsm = await untilJetStreamAnswers(async () => {
     const manager = await jetstreamManager(nc);
@@ -48,6 +59,31 @@ export async function connectNats(options: NatsOptions): Promise<Nats> {
   });
   const leases = await new Kvm(nc).create(LEASE_BUCKET, { ttl: options.leaseTtlMs ?? 15_000, replicas, history: 1 });
   return { nc, js: jetstream(nc), jsm, leases };
+}
+
+/** Connects as a role that only uses what the actor host set up. */
+export async function connectClient(url: string, user: NatsUser | undefined, role: NatsRole): Promise<Nats> {
+  const nc = await connectAs(url, user, role);
+  return { nc, js: jetstream(nc), jsm: await untilJetStreamAnswers(() => jetstreamManager(nc)) };
+}
+
+/** Every role's connection: the host's first (it sets up the streams), then one per other role. */
+export async function connectRoles(options: Omit<NatsOptions, 'user'> & { credentials?: NatsCredentials }): Promise<RoleConnections> {
+  const { credentials } = options;
+  const host = await connectNats({ ...options, user: credentials?.host });
+  if (!credentials) return { host, gateway: host, payouts: host, reader: host };
+  const [gateway, payouts, reader] = await Promise.all(
+    (['gateway', 'payouts', 'reader'] as const).map((role) => connectClient(options.url, credentials[role], role)),
+  );
+  return { host, gateway: gateway!, payouts: payouts!, reader: reader! };
+}
+
+/** The distinct connections of `roles`, for closing each once. */
+export const connectionsOf = (roles: RoleConnections): NatsConnection[] => [...new Set(NATS_ROLES.map((role) => roles[role].nc))];
+
+function connectAs(url: string, user: NatsUser | undefined, role: NatsRole): Promise<NatsConnection> {
+  const auth = user ? { user: user.user, pass: user.password } : {};
+  return connect({ servers: serversOf(url), maxReconnectAttempts: -1, name: `pact-${role}`, ...auth });
 }
 
 /** A cluster that has just started elects its JetStream leader first; until then, API calls fail. */

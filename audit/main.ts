@@ -4,20 +4,27 @@ import { connect } from '@nats-io/transport-node';
 import { DeliverPolicy, jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { decodeEntry } from '../actors/journal.js';
 import { serversOf } from '../actors/nats.js';
+import { loadCredentials } from '../actors/nats-roles.js';
 import { JOURNAL_STREAM, JOURNAL_WILDCARD, journalSubject } from '../actors/subjects.js';
 import { JournalAudit } from './journal-audit.js';
 
 // `npm run audit -- <pactId> | --all`: re-verifies pacts from the journal alone. Exit 0 when every entry
 // holds, 1 when one does not, 2 on a usage or connection problem.
 
-const USAGE = 'usage: npm run audit -- <pactId> | --all   (NATS_URL, or the private nats-server recorded in PACT_DATA_DIR)';
+const USAGE = 'usage: npm run audit -- <pactId> | --all   (NATS_URL or the private nats-server recorded in PACT_DATA_DIR; PACT_NATS_CREDENTIALS for its users)';
 
-/** NATS_URL, else the private nats-server `npm start` recorded in the data directory, else the default. */
-function natsUrl(): string {
-  if (process.env.NATS_URL) return process.env.NATS_URL;
-  const record = join(resolve(process.env.PACT_DATA_DIR || './data'), 'nats-server.json');
-  if (existsSync(record)) return (JSON.parse(readFileSync(record, 'utf8')) as { url: string }).url;
-  return 'nats://127.0.0.1:4222';
+/**
+ * NATS_URL (with PACT_NATS_CREDENTIALS when set), else the private nats-server `npm start` recorded in the
+ * data directory (with its users), else the default.
+ */
+function natsTarget(): { url: string; credentialsFile?: string } {
+  const credentialsFile = process.env.PACT_NATS_CREDENTIALS || undefined;
+  if (process.env.NATS_URL) return { url: process.env.NATS_URL, credentialsFile };
+  const dataDir = resolve(process.env.PACT_DATA_DIR || './data');
+  const record = join(dataDir, 'nats-server.json');
+  if (!existsSync(record)) return { url: 'nats://127.0.0.1:4222', credentialsFile };
+  const { url } = JSON.parse(readFileSync(record, 'utf8')) as { url: string };
+  return { url, credentialsFile: credentialsFile ?? join(dataDir, 'nats-credentials.json') };
 }
 
 /** The stream sequence of the last journal message on `subject` (a wildcard for all), 0 when none. */
@@ -35,7 +42,9 @@ async function main(target: string | undefined): Promise<number> {
     console.error(USAGE);
     return 2;
   }
-  const nc = await connect({ servers: serversOf(natsUrl()), timeout: 5_000 });
+  const { url, credentialsFile } = natsTarget();
+  const reader = credentialsFile && existsSync(credentialsFile) ? loadCredentials(credentialsFile).reader : undefined;
+  const nc = await connect({ servers: serversOf(url), timeout: 5_000, ...(reader ? { user: reader.user, pass: reader.password } : {}) });
   try {
     const subject = target === '--all' ? JOURNAL_WILDCARD : journalSubject(target);
     const last = await lastSequence(await jetstreamManager(nc), subject);

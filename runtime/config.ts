@@ -9,6 +9,8 @@ export interface Config {
   natsUrl: string;
   /** True when NATS_URL was given: then no private nats-server is started. */
   natsUrlGiven: boolean;
+  /** PACT_NATS_CREDENTIALS: the role users (`actors/nats-roles.ts`) for a NATS that needs them. */
+  natsCredentialsFile: string | undefined;
   testHooks: boolean;
   evaluatorKeyFile: string | undefined;
   evaluatorTimeoutMs: number;
@@ -35,6 +37,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: resolve(env.PACT_DATA_DIR || './data'),
     natsUrl: env.NATS_URL || 'nats://127.0.0.1:4222',
     natsUrlGiven: Boolean(env.NATS_URL),
+    natsCredentialsFile: env.PACT_NATS_CREDENTIALS || undefined,
     testHooks: env.PACT_TEST_HOOKS === '1',
     evaluatorKeyFile: env.PACT_EVALUATOR_KEY_FILE || undefined,
     evaluatorTimeoutMs: integer('PACT_EVALUATOR_TIMEOUT_MS', 24 * 3_600_000, env),

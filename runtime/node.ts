@@ -5,7 +5,7 @@ import { CommandBus } from '../actors/command-bus.js';
 import { ActorHost } from '../actors/host.js';
 import { Journal } from '../actors/journal.js';
 import { Keeper } from '../actors/keeper.js';
-import { connectNats } from '../actors/nats.js';
+import { connectionsOf, connectRoles } from '../actors/nats.js';
 import { PayoutWorker } from '../actors/payout-worker.js';
 import { Reconciler } from '../actors/reconciler.js';
 import { SnapshotStore } from '../actors/snapshots.js';
@@ -63,16 +63,16 @@ export async function startPactNode(config: Config): Promise<PactNode> {
   const { policy, serverParty } = serverPolicy(config);
 
   const natsServer = await natsEndpoint(config);
-  const nats = await connectNats({ url: natsServer.url, replicas: config.replicas });
+  const nats = await connectRoles({ url: natsServer.url, replicas: config.replicas, credentials: natsServer.credentials });
   const level = await openLevel(join(config.dataDir, 'leveldb'));
   const mockLevel = await openLevel(join(config.dataDir, 'mock-rail'));
   const mockRail = await MockRail.open(mockLevel, config.mockDefaultBalance);
   const rails = new Map<string, Rail>([['mock', mockRail]]);
 
-  const bus = new CommandBus(nats, config.partitions, config.commandTimeoutMs);
-  const journal = new Journal(nats.js, nats.jsm);
+  const bus = new CommandBus(nats.gateway, config.partitions, config.commandTimeoutMs);
+  const journal = new Journal(nats.host.js, nats.host.jsm);
   const nodeId = stableNodeId(config.dataDir);
-  const host = new ActorHost(nats, { journal, snapshots: new SnapshotStore(level), rails, policy }, clock, {
+  const host = new ActorHost(nats.host, { journal, snapshots: new SnapshotStore(level), rails, policy }, clock, {
     hostId: nodeId,
     partitions: config.partitions,
     idleMs: config.actorIdleMs,
@@ -81,13 +81,14 @@ export async function startPactNode(config: Config): Promise<PactNode> {
   await host.start();
 
   const readModel = new ReadModel(level);
-  const projector = new Projector(nats, readModel, nodeId);
+  const projector = new Projector(nats.reader, readModel, nodeId);
   const keeper = new Keeper(bus, clock);
   projector.onEntry((pact) => keeper.track(pact));
   await projector.start();
   for await (const pact of readModel.inStates([...OPEN_STATES])) keeper.track(pact);
 
-  const payoutWorker = new PayoutWorker(nats, rails, bus);
+  const payoutBus = new CommandBus(nats.payouts, config.partitions, config.commandTimeoutMs);
+  const payoutWorker = new PayoutWorker(nats.payouts, rails, payoutBus);
   await payoutWorker.start();
   const reconciler = new Reconciler(rails, (pactId) => readModel.get(pactId));
   await reconciler.run();
@@ -111,7 +112,8 @@ export async function startPactNode(config: Config): Promise<PactNode> {
       await projector.stop();
       await host.stop();
       bus.close();
-      await nats.nc.drain();
+      payoutBus.close();
+      for (const connection of connectionsOf(nats)) await connection.drain();
       await level.close();
       await mockLevel.close();
       await natsServer.stop?.();

@@ -4,10 +4,10 @@ import { resolve } from 'node:path';
 const ROOT = resolve(import.meta.dirname, '..', '..');
 
 /** Runs `npm run audit -- <target>` (as its script does) against the journal at `natsUrl`. */
-export function runAudit(natsUrl: string, target: string): Promise<{ code: number | null; output: string }> {
+export function runAudit(natsUrl: string, target: string, env: Record<string, string> = {}): Promise<{ code: number | null; output: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'audit/main.ts', target], {
     cwd: ROOT,
-    env: { ...process.env, NATS_URL: natsUrl },
+    env: { ...process.env, NATS_URL: natsUrl, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

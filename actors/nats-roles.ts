@@ -1,0 +1,82 @@
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { CMD_STREAM, JOURNAL_STREAM, LEASE_BUCKET, PAYOUT_CONSUMER, REPLY_PREFIX, type CommandKind } from './subjects.js';
+
+/**
+ * Who may do what on NATS. Each role connects as its own NATS user, and the server enforces these subject
+ * permissions, so the unsigned internal commands come only from their roles: gateways send signed calls
+ * and pokes, only the payout worker records payouts, only actor hosts write the journal.
+ */
+export const NATS_ROLES = ['gateway', 'host', 'payouts', 'reader'] as const;
+export type NatsRole = (typeof NATS_ROLES)[number];
+
+export interface Permissions {
+  publish: { allow: string[]; deny?: string[] };
+  subscribe: { allow: string[] };
+}
+
+const API = '$JS.API';
+const commands = (kind: CommandKind) => `pact.cmd.*.${kind}`;
+/** Every JetStream API call on one consumer of the journal: create, update, info, delete, next. */
+const journalConsumerApi = (consumer: string) => [
+  `${API}.CONSUMER.*.${JOURNAL_STREAM}.${consumer}`,
+  `${API}.CONSUMER.*.${JOURNAL_STREAM}.${consumer}.>`,
+  `${API}.CONSUMER.*.*.${JOURNAL_STREAM}.${consumer}`,
+];
+const REPLIES = `${REPLY_PREFIX}.>`;
+const CLIENT_BASICS = [`${API}.INFO`, `${API}.STREAM.INFO.${JOURNAL_STREAM}`];
+
+export const ROLE_PERMISSIONS: Record<NatsRole, Permissions> = {
+  /** Gateways and keepers: signed calls and pokes in, answers back. */
+  gateway: {
+    publish: { allow: [commands('signed'), commands('poke'), `${API}.INFO`] },
+    subscribe: { allow: ['_INBOX.>', REPLIES] },
+  },
+  /** Actor hosts: the trusted writers. They set up the streams, hold leases, consume commands, append. */
+  host: {
+    publish: { allow: [`${API}.>`, 'pact.evt.>', `$KV.${LEASE_BUCKET}.>`, `$JS.ACK.${CMD_STREAM}.>`, REPLIES] },
+    subscribe: { allow: ['_INBOX.>'] },
+  },
+  /** The payout worker: follows the journal with its own consumer and records what it paid. */
+  payouts: {
+    publish: { allow: [commands('payouts'), ...CLIENT_BASICS, ...journalConsumerApi(PAYOUT_CONSUMER), `$JS.ACK.${JOURNAL_STREAM}.${PAYOUT_CONSUMER}.>`] },
+    subscribe: { allow: ['_INBOX.>', REPLIES] },
+  },
+  /** Projectors and auditors: read the journal with consumers of their own, never the payout worker's. */
+  reader: {
+    publish: {
+      allow: [...CLIENT_BASICS, `${API}.STREAM.MSG.GET.${JOURNAL_STREAM}`, ...journalConsumerApi('*')],
+      deny: journalConsumerApi(PAYOUT_CONSUMER),
+    },
+    subscribe: { allow: ['_INBOX.>'] },
+  },
+};
+
+export interface NatsUser {
+  user: string;
+  password: string;
+}
+export type NatsCredentials = Record<NatsRole, NatsUser>;
+
+export function generateCredentials(): NatsCredentials {
+  const user = (role: NatsRole): NatsUser => ({ user: `pact-${role}`, password: randomBytes(24).toString('base64url') });
+  return Object.fromEntries(NATS_ROLES.map((role) => [role, user(role)])) as NatsCredentials;
+}
+
+/** A credentials file: JSON `{ gateway: { user, password }, host: …, payouts: …, reader: … }`. */
+export function loadCredentials(file: string): NatsCredentials {
+  const value = JSON.parse(readFileSync(file, 'utf8')) as Partial<NatsCredentials>;
+  for (const role of NATS_ROLES) {
+    const entry = value[role];
+    if (typeof entry?.user !== 'string' || typeof entry.password !== 'string') {
+      throw new Error(`${file} has no user and password for the NATS role "${role}"`);
+    }
+  }
+  return value as NatsCredentials;
+}
+
+/** The `authorization` block of a nats-server configuration that gives each role its user and permissions. */
+export function authorizationConfig(credentials: NatsCredentials): string {
+  const users = NATS_ROLES.map((role) => ({ ...credentials[role], permissions: ROLE_PERMISSIONS[role] }));
+  return `authorization {\n  users = ${JSON.stringify(users, null, 2).replaceAll('\n', '\n  ')}\n}\n`;
+}
