@@ -1,10 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { generateCredentials, type NatsCredentials } from '../../actors/nats-roles.js';
 import { JOURNAL_STREAM } from '../../actors/subjects.js';
 import { assertNothingAcknowledgedLost, assertPaidExactlyOnce, finishAll, startTrade, step, type Tracked } from '../support/lifecycle-driver.js';
 import { startNatsCluster, type NatsCluster } from '../support/nats-cluster.js';
@@ -12,17 +13,20 @@ import { Stack } from '../support/stack.js';
 
 // The service on the 3-node JetStream cluster of deploy/nats-cluster (streams and the lease bucket with 3
 // replicas). Killing the node that leads the journal stream must lose nothing acknowledged; the service
-// goes on once the cluster has a new leader.
+// goes on once the cluster has a new leader. Every role connects as its own NATS user, as deployed.
 
 const TRADES = 6;
 const ACROSS_FAILOVER_MS = 30_000; // time each trade may take while the cluster elects new leaders
 
-const test = suite<{ root: string; cluster: NatsCluster; stack: Stack }>('on a 3-node NATS cluster');
+const test = suite<{ root: string; credentials: NatsCredentials; cluster: NatsCluster; stack: Stack }>('on a 3-node NATS cluster');
 
 test.before(async (context) => {
   context.root = mkdtempSync(join(tmpdir(), 'pact-cluster-'));
-  context.cluster = await startNatsCluster(context.root);
-  context.stack = await Stack.start({ natsUrl: context.cluster.url, env: { PACT_REPLICAS: '3' } });
+  context.credentials = generateCredentials();
+  const credentialsFile = join(context.root, 'credentials.json');
+  writeFileSync(credentialsFile, JSON.stringify(context.credentials));
+  context.cluster = await startNatsCluster(context.root, context.credentials);
+  context.stack = await Stack.start({ natsUrl: context.cluster.url, env: { PACT_REPLICAS: '3', PACT_NATS_CREDENTIALS: credentialsFile } });
 });
 test.after(async ({ root, cluster, stack }) => {
   await stack.stop();
@@ -30,8 +34,8 @@ test.after(async ({ root, cluster, stack }) => {
   rmSync(root, { recursive: true, force: true });
 });
 
-async function journalLeader(cluster: NatsCluster): Promise<string> {
-  const nc = await connect({ servers: cluster.url.split(',') });
+async function journalLeader(cluster: NatsCluster, reader: NatsCredentials['reader']): Promise<string> {
+  const nc = await connect({ servers: cluster.url.split(','), user: reader.user, pass: reader.password });
   try {
     const info = await (await jetstreamManager(nc)).streams.info(JOURNAL_STREAM);
     assert.is(info.config.num_replicas, 3);
@@ -51,13 +55,13 @@ async function startTrades(stack: Stack): Promise<Tracked[]> {
   return trades;
 }
 
-test('losing the journal leader loses nothing acknowledged and the service goes on', async ({ cluster, stack }) => {
+test('losing the journal leader loses nothing acknowledged and the service goes on', async ({ cluster, credentials, stack }) => {
   const settledBefore = await startTrades(stack);
   await finishAll(stack, settledBefore);
   const halfway = await startTrades(stack);
   for (const t of halfway) await step(stack, t); // each has one fund in
 
-  const leader = await journalLeader(cluster);
+  const leader = await journalLeader(cluster, credentials.reader);
   const node = cluster.nodes[Number(leader.replace('pact-n', '')) - 1]!;
   process.kill(node.pid, 'SIGKILL');
 
@@ -65,7 +69,7 @@ test('losing the journal leader loses nothing acknowledged and the service goes 
   await finishAll(stack, halfway, ACROSS_FAILOVER_MS);
   const after = await startTrades(stack);
   await finishAll(stack, after, ACROSS_FAILOVER_MS);
-  assert.is.not(await journalLeader(cluster), leader, 'a new leader took over');
+  assert.is.not(await journalLeader(cluster, credentials.reader), leader, 'a new leader took over');
   await assertPaidExactlyOnce(stack, [...settledBefore, ...halfway, ...after]);
 });
 

@@ -1,5 +1,7 @@
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
+import { authorizationConfig, type NatsCredentials } from '../../actors/nats-roles.js';
 import { startNatsServer, type NatsServerProcess } from '../../runtime/nats-server.js';
 import { forget, reapOnExit } from './reaper.js';
 
@@ -16,6 +18,13 @@ async function freePort(): Promise<number> {
   });
 }
 
+function nodeConfig(root: string, n: number, credentials: NatsCredentials | undefined): string {
+  if (!credentials) return join(DEPLOY, `n${n}.conf`);
+  const file = join(root, `n${n}.conf`);
+  writeFileSync(file, readFileSync(join(DEPLOY, `n${n}.conf`), 'utf8') + authorizationConfig(credentials));
+  return file;
+}
+
 export interface NatsCluster {
   /** All client URLs, comma-separated, as NATS_URL takes them. */
   url: string;
@@ -25,15 +34,16 @@ export interface NatsCluster {
 
 /**
  * The 3-node JetStream cluster of deploy/nats-cluster on loopback, with the client and route ports moved
- * to free ones so that runs never collide, each node's store under `root`.
+ * to free ones so that runs never collide, each node's store under `root`. With `credentials`, each node's
+ * configuration gets the role users appended, as deploy/run-nats-cluster.sh does.
  */
-export async function startNatsCluster(root: string): Promise<NatsCluster> {
+export async function startNatsCluster(root: string, credentials?: NatsCredentials): Promise<NatsCluster> {
   const clusterPorts = [await freePort(), await freePort(), await freePort()];
   const routes = clusterPorts.map((port) => `nats-route://127.0.0.1:${port}`).join(',');
   const nodes = await Promise.all(
     clusterPorts.map((port, i) =>
       startNatsServer(join(root, `nats-n${i + 1}`), [
-        '-c', join(DEPLOY, `n${i + 1}.conf`),
+        '-c', nodeConfig(root, i + 1, credentials),
         '--cluster', `nats://127.0.0.1:${port}`,
         '--routes', routes,
       ]),
