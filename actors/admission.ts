@@ -1,4 +1,5 @@
 import { Ajv, type ValidateFunction } from 'ajv';
+import { oversizedPart } from '../machines/pact/limits.js';
 import { sharesProblem } from '../machines/pact/rules.js';
 import { specProblem, type PactSpec } from '../machines/pact/spec.js';
 import type { Proposal, VerdictBody } from '../machines/pact/types.js';
@@ -7,6 +8,7 @@ import { pactError, type PactError } from '../protocol/errors.js';
 import type { PartyId } from '../protocol/party.js';
 import { signedPart, type SignedCall } from '../protocol/signed-call.js';
 import { verifySignature } from '../protocol/verify.js';
+import { wellFormedProblem } from '../protocol/well-formed.js';
 import { paidPayoutsSchema, signedCallSchema, verdictSchema, type PactAction } from '../gateway/schemas.js';
 import { issuedAtProblem } from '../protocol/issued-at.js';
 import type { AdmittedCommand, HostCommand } from './messages.js';
@@ -51,12 +53,23 @@ function shapeProblem(validate: ValidateFunction, value: unknown, what: string):
   return { error: pactError('invalid_request', `${what}${first?.instancePath ?? ''} ${first?.message ?? 'is invalid'}`, { field: what }) };
 }
 
+/** A call the pact could not keep: JSON that cannot be signed (400), or a part larger than its limit (413). */
+export function storedFormProblem(action: string, body: unknown, call: unknown): PactError | undefined {
+  const unsignable = wellFormedProblem(body);
+  if (unsignable) return pactError('invalid_request', unsignable);
+  const oversized = oversizedPart(action, call);
+  if (oversized) return pactError('too_large', `${oversized.field} is larger than ${oversized.limit} bytes`, oversized);
+  return undefined;
+}
+
 function admitSignedCall(pactId: string, envelope: SignedCall, payment: string | undefined, now: number): Admission {
   const action = envelope?.action as PactAction;
   const validate = callValidators.get(action);
   if (!validate) return { error: pactError('invalid_signature', `the call is signed for ${String(action)}, not for a pact route`) };
   const malformed = shapeProblem(validate, envelope, 'body');
   if (malformed) return malformed;
+  const unstorable = storedFormProblem(action, envelope, envelope.call);
+  if (unstorable) return { error: unstorable };
   const expectedId = action === 'pacts.create' ? createdPactId(envelope) : envelope.pactId;
   if (expectedId !== pactId) return { error: pactError('invalid_signature', `the call is signed for pact "${envelope.pactId}"`) };
   if (!verifySignature(envelope.signer, signedPart(envelope), envelope.sig)) {
@@ -97,6 +110,8 @@ const BUILDERS: Record<PactAction, Builder> = {
 function admitVerdict(pactId: string, verdict: VerdictBody): Admission {
   const malformed = shapeProblem(verdictValidator, verdict, 'body');
   if (malformed) return malformed;
+  const unsignable = wellFormedProblem(verdict);
+  if (unsignable) return { error: pactError('invalid_request', unsignable) };
   if (verdict.pactId !== pactId) return { error: pactError('invalid_signature', `the verdict is signed for pact "${verdict.pactId}"`) };
   if (!verifySignature(verdict.signer, signedPart(verdict), verdict.sig)) {
     return { error: pactError('invalid_signature', 'the verdict signature does not verify') };

@@ -3,7 +3,7 @@ import { pactError } from '../protocol/errors.js';
 import type { Clock } from '../runtime/clock.js';
 import { ensureDurableConsumer, PULL, type HostNats } from './nats.js';
 import { Leases } from './leases.js';
-import { admit } from './admission.js';
+import { admit, type Admission } from './admission.js';
 import type { AdmittedRequest, CommandMessage, CommandReply } from './messages.js';
 import { PactActor, type ActorDeps } from './pact-actor.js';
 import { CMD_STREAM, kindOfSubject, partitionCommands, partitionConsumer, partitionOf, REPLY_PREFIX, type CommandKind } from './subjects.js';
@@ -119,7 +119,7 @@ export class ActorHost {
    */
   run(message: CommandMessage, kind: CommandKind): Promise<CommandReply> {
     const now = this.clock.now(); // the command's time: admission and decision judge it at its arrival
-    const admission = admit(message.pactId, message.command, kind, now);
+    const admission = admitSafely(message, kind, now);
     if ('error' in admission) return Promise.resolve({ ok: false, error: admission.error });
     const envelope = message.command.type === 'signed' ? message.command.envelope : undefined;
     const request: AdmittedRequest = { id: message.id, command: admission.command, ...(envelope ? { envelope } : {}) };
@@ -164,6 +164,16 @@ export class ActorHost {
       snapshots.push(live.actor.then((actor) => actor.snapshot()).catch((e) => console.error(`snapshot of ${pactId} failed`, e)));
     }
     await Promise.all(snapshots);
+  }
+}
+
+/** Admission never throws on what a schema let through; should it, the command is refused, not the partition. */
+function admitSafely(message: CommandMessage, kind: CommandKind, now: number): Admission {
+  try {
+    return admit(message.pactId, message.command, kind, now);
+  } catch (error) {
+    console.error(`command ${message.id} could not be admitted:`, String(error));
+    return { error: pactError('invalid_request', 'the command could not be read') };
   }
 }
 

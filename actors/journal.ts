@@ -33,6 +33,30 @@ export interface JournalEntry {
   payouts?: PlannedPayouts;
 }
 
+/**
+ * The entry of `event`, which led from `previous` to `next` (the actor's decision), with the payouts it
+ * planned: those `next` added.
+ */
+export function entryOf(decision: {
+  commandId: string;
+  event: JournalEvent;
+  envelope?: SignedCall;
+  previous: Pact | undefined;
+  next: Pact;
+}): JournalEntry {
+  const { commandId, event, envelope, previous, next } = decision;
+  const known = new Set(previous?.payouts.map((p) => p.key));
+  const items = next.payouts.filter((p) => !known.has(p.key));
+  return {
+    pactId: next.id,
+    nonce: next.stateNonce,
+    commandId,
+    event,
+    ...(envelope ? { envelope } : {}),
+    ...(items.length > 0 ? { payouts: { rail: next.rail, asset: next.asset, items } } : {}),
+  };
+}
+
 export interface Positioned<T> {
   seq: number;
   value: T;

@@ -7,7 +7,7 @@ import { newPact, type ServerPolicy } from '../machines/pact/spec.js';
 import type { Pact } from '../machines/pact/types.js';
 import { pactError, type PactError } from '../protocol/errors.js';
 import { RailError, type Rail } from '../rails/rail.js';
-import { ExpectedSequenceMismatch, type Journal, type JournalEntry, type JournalEvent, type PlannedPayouts } from './journal.js';
+import { entryOf, ExpectedSequenceMismatch, type Journal, type JournalEntry, type JournalEvent } from './journal.js';
 import type { AdmittedCommand, AdmittedRequest, CommandReply, CreateCommand } from './messages.js';
 import { applyEntry } from './replay.js';
 import type { SnapshotStore } from './snapshots.js';
@@ -56,7 +56,7 @@ export class PactActor {
     if ('reply' in outcome) return outcome.reply;
     const { event, next } = outcome;
     try {
-      await this.commit({ pactId: this.pactId, nonce: next.stateNonce, commandId: request.id, event, envelope: request.envelope }, next);
+      await this.commit(entryOf({ commandId: request.id, event, envelope: request.envelope, previous: this.pact, next }), next);
     } catch (error) {
       if (!(error instanceof ExpectedSequenceMismatch) || retried) throw error;
       await this.catchUp(); // another writer got there first: see what it wrote, then decide again
@@ -122,12 +122,10 @@ export class PactActor {
     }
   }
 
-  /** Appends the entry (with the payouts it plans), then adopts `next`, the pact the entry leads to. */
+  /** Appends the entry, then adopts `next`, the pact the entry leads to. */
   private async commit(entry: JournalEntry, next: Pact): Promise<void> {
-    const payouts = plannedPayouts(this.pact, next);
-    const planned = payouts ? { ...entry, payouts } : entry;
-    const seq = await this.deps.journal.append(planned, this.seq);
-    this.apply(seq, planned, next);
+    const seq = await this.deps.journal.append(entry, this.seq);
+    this.apply(seq, entry, next);
     if (this.unsnapshotted >= SNAPSHOT_EVERY) await this.snapshot();
   }
 
@@ -158,10 +156,3 @@ export class PactActor {
 }
 
 const failure = (error: PactError): { reply: CommandReply } => ({ reply: { ok: false, error } });
-
-/** The payouts `next` added: the payout worker executes exactly these for this entry. */
-function plannedPayouts(previous: Pact | undefined, next: Pact): PlannedPayouts | undefined {
-  const known = new Set(previous?.payouts.map((p) => p.key));
-  const items = next.payouts.filter((p) => !known.has(p.key));
-  return items.length > 0 ? { rail: next.rail, asset: next.asset, items } : undefined;
-}

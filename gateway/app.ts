@@ -1,32 +1,53 @@
+import { isUtf8 } from 'node:buffer';
 import Fastify, { type FastifyInstance } from 'fastify';
+import { wellFormedProblem } from '../protocol/well-formed.js';
 import { installErrorHandling } from './errors.js';
 import { registerHealth, type HealthDeps } from './health.js';
 import { registerPactRoutes, type PactRouteDeps } from './pact-routes.js';
+import type { HttpLimits } from '../runtime/config.js';
 import { registerTestHooks, type TestHookDeps } from './test-hooks.js';
 
 export interface GatewayDeps extends PactRouteDeps, HealthDeps {
   testHooks: TestHookDeps | undefined;
+  http: HttpLimits;
 }
 
 const BODY_LIMIT = 256 * 1024;
+
+/**
+ * A JSON body as the service can keep and sign it: valid UTF-8 (invalid bytes would silently become
+ * U+FFFD), valid JSON, and well formed for canonicalization. An empty body is no body (poke takes none).
+ */
+function parseJsonBody(body: Buffer): { value: unknown } | { problem: string } {
+  if (body.length === 0) return { value: undefined };
+  if (!isUtf8(body)) return { problem: 'the body is not valid UTF-8' };
+  let value: unknown;
+  try {
+    value = JSON.parse(body.toString('utf8'));
+  } catch {
+    return { problem: 'the body is not valid JSON' };
+  }
+  const problem = wellFormedProblem(value);
+  return problem ? { problem } : { value };
+}
 
 /** The HTTP face: validate, verify, turn into a command, answer. No lifecycle rule lives here. */
 export function buildGateway(deps: GatewayDeps): FastifyInstance {
   const app = Fastify({
     logger: false,
     bodyLimit: BODY_LIMIT,
+    connectionTimeout: deps.http.connectionTimeoutMs,
+    requestTimeout: deps.http.requestTimeoutMs,
+    keepAliveTimeout: deps.http.keepAliveTimeoutMs,
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false } },
   });
-  // An empty JSON body is no body (poke takes none); anything else must parse.
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, text, done) => {
-    if (text === '') return done(null, undefined);
-    try {
-      done(null, JSON.parse(text as string));
-    } catch {
-      done(Object.assign(new Error('the body is not valid JSON'), { statusCode: 400 }), undefined);
-    }
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => {
+    const parsed = parseJsonBody(body as Buffer);
+    if ('problem' in parsed) return done(Object.assign(new Error(parsed.problem), { statusCode: 400 }), undefined);
+    done(null, parsed.value);
   });
+  app.server.maxConnections = deps.http.maxConnections;
   installErrorHandling(app);
   registerPactRoutes(app, deps);
   registerHealth(app, deps);

@@ -2,7 +2,10 @@ import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { pactError, statusOf, type PactError } from '../protocol/errors.js';
 
 export function sendError(reply: FastifyReply, error: PactError): FastifyReply {
-  return reply.code(statusOf(error)).send(error);
+  const status = statusOf(error);
+  // Every 5xx is logged (never a body or header: they may hold signatures or payment proofs).
+  if (status >= 500) console.error(`${status} ${error.error} ${reply.request.method} ${reply.request.url.split('?')[0]}: ${error.message}`);
+  return reply.code(status).send(error);
 }
 
 /** Every failure leaves in the one error shape `{ error, message, ...details }`. */
@@ -20,7 +23,7 @@ export function installErrorHandling(app: FastifyInstance): void {
     if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
       return sendError(reply, pactError('invalid_request', error.message));
     }
-    request.log.error(error);
+    console.error(`unexpected error on ${request.method} ${request.url.split('?')[0]}:`, error.stack ?? String(error));
     return sendError(reply, pactError('internal_error', 'something went wrong on our side'));
   });
 }

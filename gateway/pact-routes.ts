@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { createdPactId } from '../actors/admission.js';
+import { createdPactId, storedFormProblem } from '../actors/admission.js';
 import type { CommandBus } from '../actors/command-bus.js';
 import type { CommandReply, HostCommand } from '../actors/messages.js';
 import type { PactSpec } from '../machines/pact/spec.js';
@@ -51,7 +51,7 @@ export function registerPactRoutes(app: FastifyInstance, deps: PactRouteDeps): v
   };
   app.post<{ Body: SignedCall<PactSpec> }>(
     '/pacts',
-    { schema: { body: signedCallSchema('pacts.create') }, preValidation: signedForThisRoute('pacts.create') },
+    { schema: { body: signedCallSchema('pacts.create') }, preValidation: signedForThisRoute('pacts.create'), preHandler: storable },
     async (request, reply) => answer(reply, await send(createdPactId(request.body), { type: 'signed', envelope: request.body })),
   );
   for (const route of SIGNED_ROUTES) registerSignedRoute(app, route, send, answer);
@@ -71,7 +71,7 @@ export function registerPactRoutes(app: FastifyInstance, deps: PactRouteDeps): v
 function registerSignedRoute(app: FastifyInstance, route: { path: string; action: PactAction }, send: Send, answer: Answer): void {
   app.post<{ Params: Params; Body: SignedCall<unknown> }>(
     `/pacts/:id/${route.path}`,
-    { schema: { body: signedCallSchema(route.action) }, preValidation: signedForThisRoute(route.action) },
+    { schema: { body: signedCallSchema(route.action) }, preValidation: signedForThisRoute(route.action), preHandler: storable },
     async (request, reply) => {
       const { id } = request.params;
       if (!PACT_ID.test(id)) return sendError(reply, unknownPact(id));
@@ -103,6 +103,12 @@ function registerReads(app: FastifyInstance, readModel: ReadModel): void {
 }
 
 const unknownPact = (id: string) => pactError('not_found', `no pact ${id}`);
+
+/** After the schema: a call larger than the pact may keep is 413, before any signature is checked. */
+async function storable(request: FastifyRequest<{ Body: SignedCall<unknown> }>, reply: FastifyReply) {
+  const refused = storedFormProblem(request.body.action, request.body, request.body.call);
+  if (refused) return sendError(reply, refused);
+}
 
 /** Refuses, before the schema runs, a call signed for another action or pact (see `scopeProblem`). */
 function signedForThisRoute(action: PactAction) {

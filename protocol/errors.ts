@@ -10,6 +10,7 @@ export const ERROR_STATUS = {
   not_found: 404,
   stateNonce_mismatch: 409,
   already_funded: 409,
+  funding_rounds_exhausted: 409,
   already_cosigned: 409,
   invalid_state: 409,
   inputHash_mismatch: 409,

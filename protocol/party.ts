@@ -1,3 +1,4 @@
+import { Point } from '@noble/ed25519';
 import bs58 from 'bs58';
 
 /** `ed25519:<base58 of the 32-byte public key>` */
@@ -10,16 +11,33 @@ export function partyIdFromPublicKey(publicKey: Uint8Array): PartyId {
   return `${PREFIX}${bs58.encode(publicKey)}`;
 }
 
-/** The raw public key of a PartyId, or undefined when the id is malformed. */
+/**
+ * The raw public key of a PartyId, or undefined when the id is not a usable Ed25519 key: malformed, not a
+ * point of the curve in its one canonical encoding (RFC 8032 strict decoding), or of small order. A
+ * small-order key (the identity point, say) "verifies" a constant signature for every message, so it can
+ * never stand for an agent.
+ */
 export function publicKeyOf(partyId: string): Uint8Array | undefined {
   if (!partyId.startsWith(PREFIX)) return undefined;
+  let key: Uint8Array;
   try {
-    const key = bs58.decode(partyId.slice(PREFIX.length));
-    return key.length === 32 ? key : undefined;
+    key = bs58.decode(partyId.slice(PREFIX.length));
   } catch {
     return undefined;
   }
+  return key.length === 32 && isUsableKey(key) ? key : undefined;
 }
+
+function isUsableKey(key: Uint8Array): boolean {
+  try {
+    const point = Point.fromBytes(key, false);
+    return !point.isSmallOrder() && bytesEqual(point.toBytes(), key);
+  } catch {
+    return false;
+  }
+}
+
+const bytesEqual = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((byte, i) => byte === b[i]);
 
 export function isPartyId(value: unknown): value is PartyId {
   return typeof value === 'string' && publicKeyOf(value) !== undefined;

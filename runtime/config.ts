@@ -20,6 +20,17 @@ export interface Config {
   actorIdleMs: number;
   mockDefaultBalance: bigint;
   commandTimeoutMs: number;
+  http: HttpLimits;
+}
+
+/** How long and how many connections the HTTP server holds (README, Configuration). */
+export interface HttpLimits {
+  /** An idle socket, one whose declared body never comes included, is closed after this. */
+  connectionTimeoutMs: number;
+  /** The whole request must arrive within this. */
+  requestTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+  maxConnections: number;
 }
 
 function integer(name: string, fallback: number, env: NodeJS.ProcessEnv): number {
@@ -47,5 +58,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     actorIdleMs: integer('PACT_ACTOR_IDLE_MS', 60_000, env),
     mockDefaultBalance: BigInt(integer('PACT_MOCK_DEFAULT_BALANCE', 1_000_000_000, env)),
     commandTimeoutMs: integer('PACT_COMMAND_TIMEOUT_MS', 10_000, env),
+    http: {
+      connectionTimeoutMs: integer('PACT_CONNECTION_TIMEOUT_MS', 40_000, env),
+      requestTimeoutMs: integer('PACT_REQUEST_TIMEOUT_MS', 30_000, env),
+      keepAliveTimeoutMs: integer('PACT_KEEP_ALIVE_TIMEOUT_MS', 5_000, env),
+      maxConnections: integer('PACT_MAX_CONNECTIONS', 10_000, env),
+    },
   };
 }

@@ -8,9 +8,11 @@ import {
   hasCosigned,
   isDue,
   isFunded,
+  fundingRoundsExhausted,
   isNonProposerParty,
   partyOf,
 } from './rules.js';
+import { MAX_WITHDRAWALS } from './limits.js';
 import type { Pact, PactState, Share } from './types.js';
 
 type Of<T extends PactCommand['type']> = Extract<PactCommand, { type: T }>;
@@ -63,6 +65,10 @@ export function refusal(pact: Pact, command: PactCommand, now: number): PactErro
         () => (partyOf(pact, command.signer) ? undefined : forbidden('only a party of the pact may fund it')),
         nonce(pact, command.stateNonce),
         () => (isFunded(pact, command.signer) ? pactError('already_funded', 'this party has funded already') : undefined),
+        () =>
+          fundingRoundsExhausted(pact, command.signer)
+            ? pactError('funding_rounds_exhausted', `a party may withdraw at most ${MAX_WITHDRAWALS} times and fund again`, { maxWithdrawals: MAX_WITHDRAWALS })
+            : undefined,
         inState(pact, 'CREATED'),
         notDue(pact.fundBy, now, 'fundBy'),
       ]);
@@ -141,6 +147,39 @@ function refuseVerdict(pact: Pact, command: Of<'verdict'>, now: number): PactErr
     notDue(pact.verdictBy, now, 'verdictBy'),
     invalidShares(pact, verdict.distribution, 'distribution'),
   ]);
+}
+
+/**
+ * The command that `event` carries out, as its party would have sent it on the pact's current nonce, so that
+ * the machine's guards accept exactly what `refusal` lets through: the rules are stated once, here.
+ * Pokes and recorded payouts are never refused; the machine's own branches decide what they do.
+ */
+function commandOf(pact: Pact, event: PactEvent): PactCommand | undefined {
+  const stateNonce = pact.stateNonce;
+  switch (event.type) {
+    case 'fund':
+      return { type: 'fund', signer: event.party, stateNonce, proof: null };
+    case 'withdraw':
+    case 'cosign':
+      return { type: event.type, signer: event.party, stateNonce };
+    case 'propose':
+      return { type: 'propose', signer: event.party, stateNonce, proposal: event.proposal };
+    case 'object':
+      return { type: 'object', signer: event.party, stateNonce, reason: event.reason };
+    case 'cancel':
+      return { type: 'cancel', signer: event.party, stateNonce, expiresAt: event.expiresAt, approvedBy: event.approvedBy };
+    case 'verdict':
+      return { type: 'verdict', verdict: event.verdict };
+    case 'poke':
+    case 'payoutsRecorded':
+      return undefined;
+  }
+}
+
+/** Whether the machine may apply `event` to `pact`: exactly when its command meets no refusal. */
+export function accepts(pact: Pact, event: PactEvent): boolean {
+  const command = commandOf(pact, event);
+  return command !== undefined && refusal(pact, command, event.at) === undefined;
 }
 
 /** The machine event that carries out an accepted command at `at`. Funding needs the rail's receipt. */

@@ -1,18 +1,8 @@
 import { and, assign, setup } from 'xstate';
 import type { PactEvent } from './events.js';
 import * as record from './records.js';
-import {
-  activationReady,
-  allCosignedWith,
-  approvedByAll,
-  currentDeadline,
-  distributionProblem,
-  hasCosigned,
-  isDue,
-  isFunded,
-  isNonProposerParty,
-  partyOf,
-} from './rules.js';
+import { accepts } from './decide.js';
+import { activationReady, allCosignedWith, isDue } from './rules.js';
 import type { Pact, PactState } from './types.js';
 
 type Of<T extends PactEvent['type']> = Extract<PactEvent, { type: T }>;
@@ -31,7 +21,6 @@ const update =
     event.type === type ? change(context, event as Of<T>) : context;
 
 const enter = (state: PactState) => ({ type: 'enterState' as const, params: { state } });
-const before = (deadline: number | null, at: number) => !isDue(deadline, at);
 
 /**
  * The pact lifecycle. Pure: no clock, no I/O; every event carries its own `at`. Deadlines are absolute
@@ -41,35 +30,14 @@ const before = (deadline: number | null, at: number) => !isDue(deadline, at);
 export const pactMachine = setup({
   types: { context: {} as Pact, events: {} as PactEvent, input: {} as Pact },
   guards: {
-    canFund: when('fund', (context, event) =>
-      partyOf(context, event.party) !== undefined && !isFunded(context, event.party) && before(context.fundBy, event.at)),
+    /** The event's command meets no refusal in `decide.ts`: the one statement of who may do what, when. */
+    accepted: ({ context, event }) => accepts(context, event),
     fundingActivates: when('fund', (context, event) => activationReady(record.recordFunding(context, event))),
-    canWithdraw: when('withdraw', (context, event) =>
-      isFunded(context, event.party) && before(context.fundBy, event.at)),
     fundDeadlineActivates: when('poke', (context, event) => isDue(context.fundBy, event.at) && activationReady(context)),
     fundDeadlinePassed: when('poke', (context, event) => isDue(context.fundBy, event.at)),
-    canPropose: when('propose', (context, event) =>
-      event.party === context.proposer &&
-      before(context.performBy, event.at) &&
-      distributionProblem(context, event.proposal.distribution) === undefined),
     performDeadlinePassed: when('poke', (context, event) => isDue(context.performBy, event.at)),
-    canCosign: when('cosign', (context, event) =>
-      isNonProposerParty(context, event.party) && !hasCosigned(context, event.party) && before(context.objectBy, event.at)),
     lastCosign: when('cosign', (context, event) => allCosignedWith(context, event.party)),
-    canObject: when('object', (context, event) =>
-      isNonProposerParty(context, event.party) && !hasCosigned(context, event.party) && before(context.objectBy, event.at)),
     objectDeadlinePassed: when('poke', (context, event) => isDue(context.objectBy, event.at)),
-    canCancel: when('cancel', (context, event) =>
-      partyOf(context, event.party) !== undefined &&
-      approvedByAll(context, event.approvedBy) &&
-      event.at < event.expiresAt &&
-      before(currentDeadline(context), event.at) &&
-      event.expiresAt <= (currentDeadline(context) ?? 0)),
-    canApplyVerdict: when('verdict', (context, event) =>
-      event.verdict.signer === context.evaluator.pubkey &&
-      event.verdict.pactId === context.id &&
-      before(context.verdictBy, event.at) &&
-      distributionProblem(context, event.verdict.distribution) === undefined),
     verdictDeadlinePassed: when('poke', (context, event) => isDue(context.verdictBy, event.at)),
   },
   actions: {
@@ -109,10 +77,10 @@ export const pactMachine = setup({
       entry: enter('CREATED'),
       on: {
         fund: [
-          { guard: and(['canFund', 'fundingActivates']), target: 'ACTIVE', actions: ['recordFunding', 'activate', 'stamp'] },
-          { guard: 'canFund', actions: ['recordFunding', 'stamp'] },
+          { guard: and(['accepted', 'fundingActivates']), target: 'ACTIVE', actions: ['recordFunding', 'activate', 'stamp'] },
+          { guard: 'accepted', actions: ['recordFunding', 'stamp'] },
         ],
-        withdraw: { guard: 'canWithdraw', actions: ['recordWithdrawal', 'stamp'] },
+        withdraw: { guard: 'accepted', actions: ['recordWithdrawal', 'stamp'] },
         poke: [
           { guard: 'fundDeadlineActivates', target: 'ACTIVE', actions: ['activate', 'stamp'] },
           { guard: 'fundDeadlinePassed', target: 'CANCELLED', actions: ['refundFundDeadline', 'stamp'] },
@@ -122,8 +90,8 @@ export const pactMachine = setup({
     ACTIVE: {
       entry: enter('ACTIVE'),
       on: {
-        propose: { guard: 'canPropose', target: 'PROPOSED', actions: ['recordProposal', 'stamp'] },
-        cancel: { guard: 'canCancel', target: 'CANCELLED', actions: ['refundMutualCancel', 'stamp'] },
+        propose: { guard: 'accepted', target: 'PROPOSED', actions: ['recordProposal', 'stamp'] },
+        cancel: { guard: 'accepted', target: 'CANCELLED', actions: ['refundMutualCancel', 'stamp'] },
         poke: { guard: 'performDeadlinePassed', target: 'CANCELLED', actions: ['refundPerformDeadline', 'stamp'] },
       },
     },
@@ -131,18 +99,18 @@ export const pactMachine = setup({
       entry: enter('PROPOSED'),
       on: {
         cosign: [
-          { guard: and(['canCosign', 'lastCosign']), target: 'SETTLED', actions: ['recordCosign', 'settleByCosign', 'stamp'] },
-          { guard: 'canCosign', actions: ['recordCosign', 'stamp'] },
+          { guard: and(['accepted', 'lastCosign']), target: 'SETTLED', actions: ['recordCosign', 'settleByCosign', 'stamp'] },
+          { guard: 'accepted', actions: ['recordCosign', 'stamp'] },
         ],
-        object: { guard: 'canObject', target: 'DISPUTED', actions: ['recordObjection', 'stamp'] },
-        cancel: { guard: 'canCancel', target: 'CANCELLED', actions: ['refundMutualCancel', 'stamp'] },
+        object: { guard: 'accepted', target: 'DISPUTED', actions: ['recordObjection', 'stamp'] },
+        cancel: { guard: 'accepted', target: 'CANCELLED', actions: ['refundMutualCancel', 'stamp'] },
         poke: { guard: 'objectDeadlinePassed', target: 'SETTLED', actions: ['settleBySilence', 'stamp'] },
       },
     },
     DISPUTED: {
       entry: enter('DISPUTED'),
       on: {
-        verdict: { guard: 'canApplyVerdict', target: 'SETTLED', actions: ['applyVerdict', 'stamp'] },
+        verdict: { guard: 'accepted', target: 'SETTLED', actions: ['applyVerdict', 'stamp'] },
         poke: { guard: 'verdictDeadlinePassed', target: 'CANCELLED', actions: ['refundVerdictDeadline', 'stamp'] },
       },
     },

@@ -1,5 +1,6 @@
 import { canonicalHashHex } from '../../protocol/digest.js';
 import type { PartyId } from '../../protocol/party.js';
+import { MAX_WITHDRAWALS } from './limits.js';
 import type { Pact, PactParty, PactState, Proposal, Share } from './types.js';
 
 /** A deadline is due from its instant on. */
@@ -9,6 +10,10 @@ export const partyOf = (pact: Pact, party: PartyId): PactParty | undefined =>
   pact.parties.find((p) => p.party === party);
 
 export const isFunded = (pact: Pact, party: PartyId): boolean => partyOf(pact, party)?.confirmed === true;
+
+/** The party has used up its funding rounds: it withdrew MAX_WITHDRAWALS times. */
+export const fundingRoundsExhausted = (pact: Pact, party: PartyId): boolean =>
+  (partyOf(pact, party)?.withdrawals ?? 0) >= MAX_WITHDRAWALS;
 
 export const isNonProposerParty = (pact: Pact, party: PartyId): boolean =>
   party !== pact.proposer && partyOf(pact, party) !== undefined;

@@ -2,10 +2,12 @@
 // DECISIONS.md "Lifecycle points": Activation, Withdraw).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { refusal } from '../../machines/pact/decide.js';
 import { evolve } from '../../machines/pact/evolve.js';
+import { MAX_WITHDRAWALS } from '../../machines/pact/limits.js';
 import type { Pact } from '../../machines/pact/types.js';
 import {
-  ev, HOUR_MS, pactFrom, partyKey, payoutTable, run, T0, threePartySpec, twoPartySpec, usdc,
+  cmd, ev, HOUR_MS, pactFrom, partyKey, payoutTable, run, T0, threePartySpec, twoPartySpec, usdc,
 } from '../support/pacts.js';
 
 const a = partyKey(1);
@@ -156,6 +158,23 @@ test('poke at fundBy activates a pact that meets the conditions, dropping unfund
 
 test('poke before fundBy is not a transition', () => {
   assert.is(evolve(run(two(), ev.fund(b.party, T0 + 1)), ev.poke(FUND_BY - 1)), undefined);
+});
+
+
+test('after MAX_WITHDRAWALS withdrawals a party may not fund again, but withdrawing is never refused for it', () => {
+  let pact = two();
+  let at = T0;
+  for (let round = 0; round < MAX_WITHDRAWALS; round++) {
+    assert.is(refusal(pact, cmd.fund(b.party, pact.stateNonce), ++at), undefined, `round ${round}`);
+    pact = run(pact, ev.fund(b.party, at));
+    assert.is(refusal(pact, cmd.withdraw(b.party, pact.stateNonce), ++at), undefined);
+    pact = run(pact, ev.withdraw(b.party, at));
+  }
+  assert.is(refusal(pact, cmd.fund(b.party, pact.stateNonce), ++at)?.error, 'funding_rounds_exhausted');
+  assert.is(evolve(pact, ev.fund(b.party, at)), undefined);
+  assert.is(refusal(pact, cmd.fund(a.party, pact.stateNonce), at), undefined, 'the other party still funds');
+  const cancelled = run(run(pact, ev.fund(a.party, at)), ev.poke(FUND_BY));
+  assert.is(cancelled.state, 'CANCELLED', 'and the fund deadline still refunds it');
 });
 
 test.run();

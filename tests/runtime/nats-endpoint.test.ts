@@ -51,11 +51,17 @@ test('with no NATS answering the default, a private nats-server starts under the
     const first = await natsEndpoint(configFor(dir));
     try {
       assert.ok(first.stop, 'a private server was started');
-      const nc = await connect({ servers: first.url });
+      const host = first.credentials!.host;
+      const nc = await connect({ servers: first.url, user: host.user, pass: host.password });
       assert.ok(nc.info?.jetstream, 'with JetStream');
       await nc.close();
+      await connect({ servers: first.url, reconnect: false }).then(
+        () => assert.unreachable('an anonymous client connected to the private server'),
+        (error: unknown) => assert.match(String(error), /authorization/i),
+      );
       const again = await natsEndpoint(configFor(dir));
       assert.is(again.url, first.url, 'a restart finds the private server still running');
+      assert.equal(again.credentials, first.credentials, 'with the same role users');
     } finally {
       await first.stop?.();
     }
