@@ -12,7 +12,7 @@ import {
   isNonProposerParty,
   partyOf,
 } from './rules.js';
-import { MAX_WITHDRAWALS } from './limits.js';
+import { MAX_FUNDING_ROUNDS } from './limits.js';
 import type { Pact, PactState, Share } from './types.js';
 
 type Of<T extends PactCommand['type']> = Extract<PactCommand, { type: T }>;
@@ -67,7 +67,7 @@ export function refusal(pact: Pact, command: PactCommand, now: number): PactErro
         () => (isFunded(pact, command.signer) ? pactError('already_funded', 'this party has funded already') : undefined),
         () =>
           fundingRoundsExhausted(pact, command.signer)
-            ? pactError('funding_rounds_exhausted', `a party may withdraw at most ${MAX_WITHDRAWALS} times and fund again`, { maxWithdrawals: MAX_WITHDRAWALS })
+            ? pactError('funding_rounds_exhausted', `a party may fund a pact at most ${MAX_FUNDING_ROUNDS} times`, { maxFundingRounds: MAX_FUNDING_ROUNDS })
             : undefined,
         inState(pact, 'CREATED'),
         notDue(pact.fundBy, now, 'fundBy'),

@@ -3,11 +3,11 @@
 // accumulates. docs/API.md lists them all.
 
 /**
- * A party may withdraw this many times per pact and fund again after each; a fund after that is refused
- * (409 funding_rounds_exhausted). Withdrawing itself is never refused for it. Without a bound, fund/withdraw
- * cycles grow the pact's payout history without end.
+ * A party may fund a pact this many times (withdrawing in between); once it has withdrawn from every round,
+ * a fund is refused (409 funding_rounds_exhausted). Withdrawing itself is never refused for it. Without a
+ * bound, fund/withdraw cycles grow the pact's payout history without end.
  */
-export const MAX_WITHDRAWALS = 4;
+export const MAX_FUNDING_ROUNDS = 5;
 
 /** What a pact keeps of its creator's terms and its proposal, in bytes of their JSON (UTF-8). */
 export const MAX_TERMS_BYTES = 65_536;

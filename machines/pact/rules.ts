@@ -1,6 +1,6 @@
 import { canonicalHashHex } from '../../protocol/digest.js';
 import type { PartyId } from '../../protocol/party.js';
-import { MAX_WITHDRAWALS } from './limits.js';
+import { MAX_FUNDING_ROUNDS } from './limits.js';
 import type { Pact, PactParty, PactState, Proposal, Share } from './types.js';
 
 /** A deadline is due from its instant on. */
@@ -11,9 +11,9 @@ export const partyOf = (pact: Pact, party: PartyId): PactParty | undefined =>
 
 export const isFunded = (pact: Pact, party: PartyId): boolean => partyOf(pact, party)?.confirmed === true;
 
-/** The party has used up its funding rounds: it withdrew MAX_WITHDRAWALS times. */
+/** The party has used up its funding rounds: it funded MAX_FUNDING_ROUNDS times and withdrew each time. */
 export const fundingRoundsExhausted = (pact: Pact, party: PartyId): boolean =>
-  (partyOf(pact, party)?.withdrawals ?? 0) >= MAX_WITHDRAWALS;
+  (partyOf(pact, party)?.withdrawals ?? 0) >= MAX_FUNDING_ROUNDS;
 
 export const isNonProposerParty = (pact: Pact, party: PartyId): boolean =>
   party !== pact.proposer && partyOf(pact, party) !== undefined;

@@ -4,7 +4,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { refusal } from '../../machines/pact/decide.js';
 import { evolve } from '../../machines/pact/evolve.js';
-import { MAX_WITHDRAWALS } from '../../machines/pact/limits.js';
+import { MAX_FUNDING_ROUNDS } from '../../machines/pact/limits.js';
 import type { Pact } from '../../machines/pact/types.js';
 import {
   cmd, ev, HOUR_MS, pactFrom, partyKey, payoutTable, run, T0, threePartySpec, twoPartySpec, usdc,
@@ -161,10 +161,10 @@ test('poke before fundBy is not a transition', () => {
 });
 
 
-test('after MAX_WITHDRAWALS withdrawals a party may not fund again, but withdrawing is never refused for it', () => {
+test('after MAX_FUNDING_ROUNDS rounds, each withdrawn, a party may not fund again; withdrawing is never refused for it', () => {
   let pact = two();
   let at = T0;
-  for (let round = 0; round < MAX_WITHDRAWALS; round++) {
+  for (let round = 0; round < MAX_FUNDING_ROUNDS; round++) {
     assert.is(refusal(pact, cmd.fund(b.party, pact.stateNonce), ++at), undefined, `round ${round}`);
     pact = run(pact, ev.fund(b.party, at));
     assert.is(refusal(pact, cmd.withdraw(b.party, pact.stateNonce), ++at), undefined);
