@@ -2,6 +2,7 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import {
   AckPolicy,
   DeliverPolicy,
+  DiscardPolicy,
   jetstream,
   jetstreamManager,
   RetentionPolicy,
@@ -34,6 +35,8 @@ export interface NatsOptions {
   url: string;
   /** Stream replicas: 1 on one node, 3 in a cluster. */
   replicas?: number;
+  /** The journal's byte limit; when it is full, appends fail (writes answer 503) and nothing is dropped. */
+  journalMaxBytes?: number;
   leaseTtlMs?: number;
   /** The NATS user to connect as; none on a server that needs no credentials. */
   user?: NatsUser;
@@ -54,10 +57,11 @@ export async function connectNats(options: NatsOptions): Promise<HostNats> {
   const replicas = options.replicas ?? 1;
   const jsm = await untilJetStreamAnswers(async () => {
     const manager = await jetstreamManager(nc);
-    await ensureStreams(manager, replicas);
+    await ensureStreams(manager, replicas, options.journalMaxBytes ?? DEFAULT_JOURNAL_MAX_BYTES);
     return manager;
   });
   const leases = await new Kvm(nc).create(LEASE_BUCKET, { ttl: options.leaseTtlMs ?? 15_000, replicas, history: 1 });
+  await ensureReplicas(jsm, `KV_${LEASE_BUCKET}`, replicas); // create() leaves an existing bucket as it was
   return { nc, js: jetstream(nc), jsm, leases };
 }
 
@@ -99,30 +103,54 @@ async function untilJetStreamAnswers<T>(work: () => Promise<T>, timeoutMs = 30_0
   }
 }
 
-async function ensureStreams(jsm: JetStreamManager, replicas: number): Promise<void> {
+export const DEFAULT_JOURNAL_MAX_BYTES = 8 * 1024 ** 3;
+const COMMANDS_MAX_BYTES = 1024 ** 3;
+
+async function ensureStreams(jsm: JetStreamManager, replicas: number, journalMaxBytes: number): Promise<void> {
   await ensureStream(jsm, {
     name: CMD_STREAM,
     subjects: ['pact.cmd.>'],
     retention: RetentionPolicy.Workqueue,
     storage: StorageType.File,
     num_replicas: replicas,
+    max_bytes: COMMANDS_MAX_BYTES,
+    discard: DiscardPolicy.New,
     duplicate_window: 120_000 * NANOS_PER_MS,
   });
+  // Discard "new": the journal is the source of truth, so a full journal refuses appends, never drops entries.
   await ensureStream(jsm, {
     name: JOURNAL_STREAM,
     subjects: ['pact.evt.>'],
     retention: RetentionPolicy.Limits,
     storage: StorageType.File,
     num_replicas: replicas,
+    max_bytes: journalMaxBytes,
+    discard: DiscardPolicy.New,
   });
 }
 
-async function ensureStream(jsm: JetStreamManager, config: Parameters<JetStreamManager['streams']['add']>[0]) {
+type StreamSettings = Parameters<JetStreamManager['streams']['add']>[0] & { name: string };
+
+/**
+ * Creates the stream, or brings an existing one to the configured replicas, byte limit and discard policy
+ * (an operator who changes PACT_REPLICAS or PACT_JOURNAL_MAX_BYTES gets them at the next start).
+ */
+async function ensureStream(jsm: JetStreamManager, settings: StreamSettings): Promise<void> {
+  let config;
   try {
-    await jsm.streams.info(config.name!);
+    config = (await jsm.streams.info(settings.name)).config;
   } catch {
-    await jsm.streams.add(config);
+    await jsm.streams.add(settings);
+    return;
   }
+  const { num_replicas, max_bytes, discard } = settings;
+  if (config.num_replicas === num_replicas && config.max_bytes === max_bytes && config.discard === discard) return;
+  await jsm.streams.update(settings.name, { ...config, num_replicas, max_bytes, discard });
+}
+
+async function ensureReplicas(jsm: JetStreamManager, stream: string, replicas: number): Promise<void> {
+  const { config } = await jsm.streams.info(stream);
+  if (config.num_replicas !== replicas) await jsm.streams.update(stream, { ...config, num_replicas: replicas });
 }
 
 /**

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { DEFAULT_JOURNAL_MAX_BYTES } from '../actors/nats.js';
 
 /** Everything the service reads from its environment, with its defaults. Listed in the README. */
 export interface Config {
@@ -9,6 +10,8 @@ export interface Config {
   natsUrl: string;
   /** True when NATS_URL was given: then no private nats-server is started. */
   natsUrlGiven: boolean;
+  /** PACT_PRIVATE_NATS=1: never the default address; a private nats-server under the data directory. */
+  privateNats: boolean;
   /** PACT_NATS_CREDENTIALS: the role users (`actors/nats-roles.ts`) for a NATS that needs them. */
   natsCredentialsFile: string | undefined;
   testHooks: boolean;
@@ -16,6 +19,8 @@ export interface Config {
   evaluatorTimeoutMs: number;
   partitions: number;
   replicas: number;
+  /** PACT_JOURNAL_MAX_BYTES: the journal stream's byte limit (appends fail when it is full). */
+  journalMaxBytes: number;
   maxActors: number;
   actorIdleMs: number;
   mockDefaultBalance: bigint;
@@ -49,11 +54,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     natsUrl: env.NATS_URL || 'nats://127.0.0.1:4222',
     natsUrlGiven: Boolean(env.NATS_URL),
     natsCredentialsFile: env.PACT_NATS_CREDENTIALS || undefined,
+    privateNats: env.PACT_PRIVATE_NATS === '1',
     testHooks: env.PACT_TEST_HOOKS === '1',
     evaluatorKeyFile: env.PACT_EVALUATOR_KEY_FILE || undefined,
     evaluatorTimeoutMs: integer('PACT_EVALUATOR_TIMEOUT_MS', 24 * 3_600_000, env),
     partitions: Math.max(1, integer('PACT_PARTITIONS', 8, env)),
     replicas: Math.max(1, integer('PACT_REPLICAS', 1, env)),
+    journalMaxBytes: Math.max(1, integer('PACT_JOURNAL_MAX_BYTES', DEFAULT_JOURNAL_MAX_BYTES, env)),
     maxActors: Math.max(1, integer('PACT_MAX_ACTORS', 10_000, env)),
     actorIdleMs: integer('PACT_ACTOR_IDLE_MS', 60_000, env),
     mockDefaultBalance: BigInt(integer('PACT_MOCK_DEFAULT_BALANCE', 1_000_000_000, env)),

@@ -4,6 +4,7 @@ import { startPactNode } from './node.js';
 try {
   const config = loadConfig();
   const node = await startPactNode(config);
+  console.log(`pact using ${node.nats}`);
   console.log(`pact listening on ${node.url} (data in ${config.dataDir}${config.testHooks ? ', test hooks on' : ''})`);
   let closing = false;
   const shutdown = (signal: string) => {

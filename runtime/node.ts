@@ -20,6 +20,7 @@ import { openLevel } from '../storage/level.js';
 import { ManualOffsetClock } from './clock.js';
 import type { Config } from './config.js';
 import { loadKey, loadOrCreateKey } from './keys.js';
+import { checkJournalIdentity } from './journal-identity.js';
 import { natsEndpoint } from './nats-endpoint.js';
 
 const VERSION = '0.1.0';
@@ -27,6 +28,8 @@ const OPEN_STATES = ['CREATED', 'ACTIVE', 'PROPOSED', 'DISPUTED'] as const;
 
 export interface PactNode {
   url: string;
+  /** Which NATS the node uses, and whether it is private. */
+  nats: string;
   close(): Promise<void>;
 }
 
@@ -63,8 +66,19 @@ export async function startPactNode(config: Config): Promise<PactNode> {
   const { policy, serverParty } = serverPolicy(config);
 
   const natsServer = await natsEndpoint(config);
-  const nats = await connectRoles({ url: natsServer.url, replicas: config.replicas, credentials: natsServer.credentials });
+  const nats = await connectRoles({
+    url: natsServer.url,
+    replicas: config.replicas,
+    journalMaxBytes: config.journalMaxBytes,
+    credentials: natsServer.credentials,
+  });
   const level = await openLevel(join(config.dataDir, 'leveldb'));
+  await checkJournalIdentity(nats.host.jsm, level, natsServer.description).catch(async (error: unknown) => {
+    for (const connection of connectionsOf(nats)) await connection.close();
+    await level.close();
+    await natsServer.stop?.();
+    throw error;
+  });
   const mockLevel = await openLevel(join(config.dataDir, 'mock-rail'));
   const mockRail = await MockRail.open(mockLevel, config.mockDefaultBalance);
   const rails = new Map<string, Rail>([['mock', mockRail]]);
@@ -104,6 +118,7 @@ export async function startPactNode(config: Config): Promise<PactNode> {
 
   return {
     url: `http://${config.host}:${port}`,
+    nats: natsServer.description,
     async close() {
       await app.close();
       keeper.stop();

@@ -28,7 +28,7 @@ export class Stack {
     readonly natsUrl: string,
     /** The private nats-server, when the stack started its own. */
     private readonly nats: NatsServerProcess | undefined,
-    private readonly env: Record<string, string>,
+    private env: Record<string, string>,
     private readonly nodeArgs: string[],
   ) {
     writeFileSync(join(root, 'evaluator.seed'), bytesToHex(this.evaluator.secretKey));
@@ -92,6 +92,13 @@ export class Stack {
       child.stderr!.on('data', (chunk: Buffer) => (this.log += chunk.toString()));
       child.once('exit', (code) => fail(new Error(`server exited with ${code}:\n${this.log}`)));
     });
+  }
+
+  /** Stops the server and starts it again with `env` added to its environment. */
+  async restartWith(env: Record<string, string>): Promise<void> {
+    await this.kill('SIGTERM');
+    this.env = { ...this.env, ...env };
+    await this.startServer();
   }
 
   /** Kills the server process (SIGKILL by default) and waits until it is gone. */

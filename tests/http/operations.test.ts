@@ -1,0 +1,116 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { startNatsServer } from '../../runtime/nats-server.js';
+import { forget, reapOnExit } from '../support/reaper.js';
+import { alive, ServiceProcess } from '../support/service-process.js';
+import { Stack } from '../support/stack.js';
+
+// Running the service as an operator does: `npm start`, signals, the private nats-server, and a data
+// directory that meets another journal.
+
+const LISTENING = /pact listening on (http:\/\/127\.0\.0\.1:\d+)/;
+const PRIVATE_NATS = /private nats-server at \S+ \((started|reused), pid (\d+)\)/;
+
+async function withDataDir(run: (dir: string) => Promise<void>): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'pact-ops-'));
+  try {
+    await run(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const PRIVATE = (dataDir: string) => ({ PACT_PORT: '0', PACT_DATA_DIR: dataDir, PACT_PRIVATE_NATS: '1' });
+const npmStart = (dataDir: string) => ServiceProcess.run('npm', ['start'], PRIVATE(dataDir));
+/** The service process itself, as `npm start` runs it. */
+const service = (dataDir: string, env: Record<string, string> = PRIVATE(dataDir)) =>
+  ServiceProcess.run(process.execPath, ['--import', 'tsx', 'runtime/main.ts'], env);
+
+async function answers(url: string): Promise<boolean> {
+  try {
+    return (await fetch(`${url}/health`)).ok;
+  } catch {
+    return false;
+  }
+}
+
+async function gone(pid: number, withinMs = 10_000): Promise<boolean> {
+  const deadline = Date.now() + withinMs;
+  while (alive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  return !alive(pid);
+}
+
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  test(`${signal} to npm start stops the service and its private nats-server`, async () => {
+    await withDataDir(async (dir) => {
+      const npm = npmStart(dir);
+      const [, how, pid] = await npm.waitFor(PRIVATE_NATS);
+      const [, url] = await npm.waitFor(LISTENING);
+      assert.is(how, 'started');
+      reapOnExit(Number(pid));
+      assert.ok(await answers(url!));
+      npm.child.kill(signal);
+      await npm.exited;
+      assert.ok(await gone(Number(pid)), `nats-server ${pid} still runs:\n${npm.output}`);
+      assert.not.ok(await answers(url!), 'the service still answers');
+      forget(Number(pid));
+    });
+  });
+}
+
+test('a private nats-server left by a killed run is reused, and stopped with the service that reused it', async () => {
+  await withDataDir(async (dir) => {
+    const first = service(dir);
+    const [, , pid] = await first.waitFor(PRIVATE_NATS);
+    reapOnExit(Number(pid));
+    await first.waitFor(LISTENING);
+    first.child.kill('SIGKILL');
+    await first.exited;
+    assert.ok(alive(Number(pid)), 'the private server outlived the killed run');
+    const second = service(dir);
+    const [, how, reusedPid] = await second.waitFor(PRIVATE_NATS);
+    await second.waitFor(LISTENING);
+    assert.equal([how, reusedPid], ['reused', pid]);
+    second.child.kill('SIGTERM');
+    await second.exited;
+    assert.ok(await gone(Number(pid)), `nats-server ${pid} still runs:\n${second.output}`);
+    forget(Number(pid));
+  });
+});
+
+test('a recorded pid that is no longer our nats-server is not trusted', async () => {
+  await withDataDir(async (dir) => {
+    writeFileSync(join(dir, 'nats-server.json'), JSON.stringify({ url: 'nats://127.0.0.1:1', pid: process.pid }));
+    const started = service(dir);
+    const [, how, pid] = await started.waitFor(PRIVATE_NATS);
+    reapOnExit(Number(pid));
+    assert.is(how, 'started');
+    await started.waitFor(LISTENING);
+    started.child.kill('SIGTERM');
+    await started.exited;
+    assert.ok(await gone(Number(pid)));
+    forget(Number(pid));
+  });
+});
+
+test('a data directory built from one journal refuses to start against another', async () => {
+  const stack = await Stack.start();
+  const other = await startNatsServer(join(stack.root, 'other-nats'));
+  reapOnExit(other.pid);
+  try {
+    await stack.kill('SIGTERM');
+    const refused = service(stack.dataDir, { PACT_PORT: '0', PACT_DATA_DIR: stack.dataDir, NATS_URL: other.url });
+    assert.is(await refused.exited, 1);
+    assert.match(refused.output, /built from the journal .* holds/);
+    await stack.startServer(); // its own journal: it starts
+  } finally {
+    await other.stop();
+    forget(other.pid);
+    await stack.stop();
+  }
+});
+
+test.run();
