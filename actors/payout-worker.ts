@@ -8,6 +8,7 @@ import { ensureDurableConsumer, PULL, type Nats } from './nats.js';
 import { JOURNAL_STREAM, JOURNAL_WILDCARD, PAYOUT_CONSUMER } from './subjects.js';
 
 const RETRY_DELAY_MS = 2_000;
+const PENDING_REFRESH_MS = 200;
 const purposeOf = (payout: Payout): PayoutPurpose => (payout.kind === 'pot' || payout.kind === 'fee' ? 'release' : 'refund');
 
 /**
@@ -17,6 +18,7 @@ const purposeOf = (payout: Payout): PayoutPurpose => (payout.kind === 'pot' || p
  */
 export class PayoutWorker {
   private messages: ConsumerMessages | undefined;
+  private refresher: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly nats: Nats,
@@ -36,16 +38,37 @@ export class PayoutWorker {
     void (async () => {
       for await (const message of this.messages!) void this.handle(message);
     })();
+    await this.refreshPending();
+    let refreshing = false;
+    this.refresher = setInterval(() => {
+      if (refreshing) return;
+      refreshing = true;
+      void this.refreshPending().finally(() => (refreshing = false));
+    }, PENDING_REFRESH_MS);
   }
 
   async stop(): Promise<void> {
+    clearInterval(this.refresher);
     await this.messages?.close();
   }
 
-  /** Journal entries whose payouts are not yet all executed and recorded. */
-  async pending(): Promise<number> {
-    const info = await this.nats.jsm.consumers.info(JOURNAL_STREAM, PAYOUT_CONSUMER);
-    return info.num_pending + info.num_ack_pending;
+  /**
+   * Journal entries whose payouts are not yet all executed and recorded, as last asked of NATS (every
+   * PENDING_REFRESH_MS), so that a reader never waits on NATS; `at` says when it was asked.
+   */
+  get pending(): { count: number; at: number } {
+    return this.lastPending;
+  }
+
+  private lastPending = { count: 0, at: 0 };
+
+  private async refreshPending(): Promise<void> {
+    try {
+      const info = await this.nats.jsm.consumers.info(JOURNAL_STREAM, PAYOUT_CONSUMER);
+      this.lastPending = { count: info.num_pending + info.num_ack_pending, at: Date.now() };
+    } catch {
+      // NATS is away: keep the last figure, its `at` shows its age
+    }
   }
 
   private async handle(message: JsMsg): Promise<void> {

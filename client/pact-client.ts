@@ -1,5 +1,6 @@
 import type { PactSpec } from '../machines/pact/spec.js';
 import type { FeeFrom, Pact, Proposal, Share } from '../machines/pact/types.js';
+import type { PactSummary } from '../projection/read-model.js';
 import { signed, signPayload, type KeyPair } from '../protocol/sign.js';
 import type { Action, UnsignedCall } from '../protocol/signed-call.js';
 
@@ -42,7 +43,7 @@ export class PactClient {
 
   list(query: Record<string, string | number>) {
     const search = new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)]));
-    return this.request<{ pacts: Pact[]; nextSince: number | null }>('GET', `/pacts?${search}`);
+    return this.request<{ pacts: PactSummary[]; nextSince: number | null }>('GET', `/pacts?${search}`);
   }
 
   async nonceOf(pactId: string): Promise<number> {

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { NatsConnection } from '@nats-io/transport-node';
 import type { ActorHost } from '../actors/host.js';
 import type { Keeper } from '../actors/keeper.js';
 import type { PayoutWorker } from '../actors/payout-worker.js';
@@ -18,15 +19,40 @@ export interface HealthDeps {
   host: ActorHost;
   payoutWorker: PayoutWorker;
   readModel: ReadModel;
+  /** Every NATS connection of the node (one per role, or one). */
+  natsConnections: NatsConnection[];
 }
 
-/** `GET /health`: what a client compares before funding, and what an operator watches. */
+const NATS_ANSWER_MS = 500;
+
+/** Whether every connection reaches NATS within NATS_ANSWER_MS (a flush waits for the server's answer). */
+async function natsReachable(connections: NatsConnection[]): Promise<boolean> {
+  const timeout = new Promise<false>((resolve) => setTimeout(() => resolve(false), NATS_ANSWER_MS).unref());
+  const flushed = Promise.all(connections.map((nc) => nc.flush())).then(() => true, () => false);
+  return Promise.race([flushed, timeout]);
+}
+
+/**
+ * `GET /health`: what a client compares before funding, and what an operator watches. It answers at once
+ * from kept figures (state counts, the payout worker's last look) and says `ok: false`, with `problems`,
+ * while NATS or a rail is away.
+ */
 export function registerHealth(app: FastifyInstance, deps: HealthDeps): void {
   app.get('/health', async () => {
     const rails = [...deps.rails.values()];
-    const railHealth = await Promise.all(rails.map(async (rail) => [rail.name, await rail.health()] as const));
+    const [railHealth, natsUp, counts] = await Promise.all([
+      Promise.all(rails.map(async (rail) => [rail.name, await rail.health()] as const)),
+      natsReachable(deps.natsConnections),
+      deps.readModel.stateCounts(),
+    ]);
+    const problems = [
+      ...(natsUp ? [] : ['NATS does not answer: writes are refused (503) until it is back']),
+      ...railHealth.filter(([, health]) => !health.live || !health.solvency.ok).map(([name]) => `rail ${name} is not ready`),
+    ];
+    const payouts = deps.payoutWorker.pending;
     return {
-      ok: railHealth.every(([, health]) => health.live && health.solvency.ok),
+      ok: problems.length === 0,
+      ...(problems.length > 0 ? { problems } : {}),
       time: deps.clock.now(),
       version: deps.version,
       rails: rails.map((rail) => rail.name),
@@ -36,11 +62,7 @@ export function registerHealth(app: FastifyInstance, deps: HealthDeps): void {
       serverParty: deps.serverParty,
       paymentRails: Object.fromEntries(railHealth),
       payoutReadiness: { treasury: Object.fromEntries(railHealth.map(([name, health]) => [name, health.live])) },
-      pending: {
-        deadlines: deps.keeper.size,
-        payouts: await deps.payoutWorker.pending(),
-        disputes: await deps.readModel.countInState('DISPUTED'),
-      },
+      pending: { deadlines: deps.keeper.size, payouts: payouts.count, payoutsCheckedAt: payouts.at, disputes: counts.DISPUTED },
       durableKeys: { evaluator: true, server: true },
       actors: { live: deps.host.liveActors },
     };

@@ -1,5 +1,5 @@
 import type { AbstractBatchOperation } from 'abstract-level';
-import type { Pact, PactState } from '../machines/pact/types.js';
+import { PACT_STATES, type Outcome, type Pact, type PactState } from '../machines/pact/types.js';
 import type { JsonLevel } from '../storage/level.js';
 
 export interface ListFilter {
@@ -11,8 +11,54 @@ export interface ListFilter {
   limit: number;
 }
 
+/**
+ * What a list shows of a pact: enough to choose which to read in full (`GET /pacts/:id`), and bounded by
+ * the pact's party count, however large its terms, proposal or history.
+ */
+export interface PactSummary {
+  id: string;
+  state: PactState;
+  stateNonce: number;
+  rail: Pact['rail'];
+  asset: string;
+  proposer: Pact['proposer'];
+  groupId: string | null;
+  parties: { party: Pact['proposer']; required: boolean; confirmed: boolean }[];
+  createdAt: number;
+  updatedAt: number;
+  fundBy: number;
+  performBy: number | null;
+  objectBy: number | null;
+  verdictBy: number | null;
+  closedAt: number | null;
+  outcome: Outcome | null;
+}
+
+export function summaryOf(pact: Pact): PactSummary {
+  return {
+    id: pact.id,
+    state: pact.state,
+    stateNonce: pact.stateNonce,
+    rail: pact.rail,
+    asset: pact.asset,
+    proposer: pact.proposer,
+    groupId: pact.groupId,
+    parties: pact.parties.map((p) => ({ party: p.party, required: p.required, confirmed: p.confirmed })),
+    createdAt: pact.createdAt,
+    updatedAt: pact.updatedAt,
+    fundBy: pact.fundBy,
+    performBy: pact.performBy,
+    objectBy: pact.objectBy,
+    verdictBy: pact.verdictBy,
+    closedAt: pact.closedAt,
+    outcome: pact.settlement?.outcome ?? null,
+  };
+}
+
+export type StateCounts = Record<PactState, number>;
+
 export interface ListPage {
-  pacts: Pact[];
+  pacts: PactSummary[];
   /** Pass as `since` for the next page; null when this page is the last. */
   nextSince: number | null;
 }
@@ -21,7 +67,7 @@ const SCAN_LIMIT = 5_000;
 const pad = (ms: number) => String(ms).padStart(15, '0');
 
 /** Index prefixes, most selective first. */
-function indexPrefixes(pact: Pick<Pact, 'parties' | 'state' | 'groupId'>): string[] {
+function indexPrefixes(pact: PactSummary): string[] {
   return [
     ...(pact.groupId !== null ? [`group!${pact.groupId}!`] : []),
     ...pact.parties.map((p) => `party!${p.party}!`),
@@ -30,7 +76,7 @@ function indexPrefixes(pact: Pick<Pact, 'parties' | 'state' | 'groupId'>): strin
   ];
 }
 
-function indexKeys(pact: Pact): string[] {
+function indexKeys(pact: PactSummary): string[] {
   return indexPrefixes(pact).map((prefix) => `${prefix}${pad(pact.updatedAt)}!${pact.id}`);
 }
 
@@ -40,13 +86,17 @@ function indexKeys(pact: Pact): string[] {
  */
 export class ReadModel {
   private readonly pacts;
+  private readonly summaries;
   private readonly index;
   private readonly meta;
+  /** How many pacts are in each state, kept with every write so that health never counts. */
+  private counts: Promise<StateCounts> | undefined;
 
   constructor(private readonly level: JsonLevel) {
     this.pacts = level.sublevel<string, Pact>('pacts', { valueEncoding: 'json' });
+    this.summaries = level.sublevel<string, PactSummary>('summaries', { valueEncoding: 'json' });
     this.index = level.sublevel<string, string>('index', { valueEncoding: 'utf8' });
-    this.meta = level.sublevel<string, number>('meta', { valueEncoding: 'json' });
+    this.meta = level.sublevel<string, unknown>('meta', { valueEncoding: 'json' });
   }
 
   get(id: string): Promise<Pact | undefined> {
@@ -54,24 +104,50 @@ export class ReadModel {
   }
 
   async checkpoint(): Promise<number> {
-    return (await this.meta.get('journalSeq')) ?? 0;
+    return ((await this.meta.get('journalSeq')) as number | undefined) ?? 0;
+  }
+
+  /** The number of pacts in each state. */
+  stateCounts(): Promise<StateCounts> {
+    this.counts ??= this.loadCounts();
+    return this.counts;
+  }
+
+  /** The kept counts, or (a read model from before they were kept) counted once from the state index. */
+  private async loadCounts(): Promise<StateCounts> {
+    const kept = (await this.meta.get('stateCounts')) as StateCounts | undefined;
+    if (kept) return { ...kept };
+    const counts = Object.fromEntries(PACT_STATES.map((state) => [state, 0])) as StateCounts;
+    for (const state of PACT_STATES) {
+      for await (const _ of this.index.keys({ gt: `state!${state}!`, lt: `state!${state}!\uffff` })) counts[state]++;
+    }
+    return counts;
   }
 
   /** Stores each pact's newest record, moving its index entries, and the journal position `seq`, in one batch. */
   async putAll(pacts: Pact[], seq: number): Promise<void> {
     const ids = [...new Set(pacts.map((p) => p.id))];
-    const stored = await this.pacts.getMany(ids);
+    const stored = await this.summaries.getMany(ids);
     const latest = new Map(ids.map((id, i) => [id, stored[i]]));
+    const counts = { ...(await this.stateCounts()) };
     const operations: AbstractBatchOperation<JsonLevel, string, unknown>[] = [];
     for (const pact of pacts) {
       const previous = latest.get(pact.id);
-      if (previous) operations.push(...indexKeys(previous).map((key) => ({ type: 'del' as const, key, sublevel: this.index })));
-      operations.push(...indexKeys(pact).map((key) => ({ type: 'put' as const, key, value: pact.id, sublevel: this.index })));
+      const summary = summaryOf(pact);
+      if (previous) {
+        operations.push(...indexKeys(previous).map((key) => ({ type: 'del' as const, key, sublevel: this.index })));
+        counts[previous.state]--;
+      }
+      counts[pact.state]++;
+      operations.push(...indexKeys(summary).map((key) => ({ type: 'put' as const, key, value: pact.id, sublevel: this.index })));
       operations.push({ type: 'put', key: pact.id, value: pact, sublevel: this.pacts });
-      latest.set(pact.id, pact);
+      operations.push({ type: 'put', key: pact.id, value: summary, sublevel: this.summaries });
+      latest.set(pact.id, summary);
     }
     operations.push({ type: 'put', key: 'journalSeq', value: seq, sublevel: this.meta });
+    operations.push({ type: 'put', key: 'stateCounts', value: counts, sublevel: this.meta });
     await this.level.batch(operations as never);
+    this.counts = Promise.resolve(counts);
   }
 
   /**
@@ -88,7 +164,7 @@ export class ReadModel {
           ? `state!${filter.state}!`
           : 'all!';
     const start = filter.since !== undefined ? `${prefix}${pad(filter.since)}!\uffff` : prefix;
-    const pacts: { at: number; pact: Pact }[] = [];
+    const pacts: { at: number; pact: PactSummary }[] = [];
     let scanned = 0;
     for await (const [key, id] of this.index.iterator({ gt: start, lt: `${prefix}\uffff` })) {
       const at = Number(key.slice(prefix.length, prefix.length + 15));
@@ -97,16 +173,10 @@ export class ReadModel {
       if (++scanned > SCAN_LIMIT) {
         return { pacts: pacts.filter((p) => p.at < at).map((p) => p.pact), nextSince: at - 1 };
       }
-      const pact = await this.pacts.get(id);
+      const pact = await this.summaries.get(id);
       if (pact && matchesAll(pact, filter)) pacts.push({ at, pact });
     }
     return { pacts: pacts.map((p) => p.pact), nextSince: null };
-  }
-
-  async countInState(state: PactState): Promise<number> {
-    let count = 0;
-    for await (const _ of this.index.keys({ gt: `state!${state}!`, lt: `state!${state}!\uffff` })) count++;
-    return count;
   }
 
   async *inStates(states: PactState[]): AsyncGenerator<Pact> {
@@ -119,7 +189,7 @@ export class ReadModel {
   }
 }
 
-function matchesAll(pact: Pact, filter: ListFilter): boolean {
+function matchesAll(pact: PactSummary, filter: ListFilter): boolean {
   return (
     (filter.party === undefined || pact.parties.some((p) => p.party === filter.party)) &&
     (filter.state === undefined || pact.state === filter.state) &&

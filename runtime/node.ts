@@ -109,7 +109,7 @@ export async function startPactNode(config: Config): Promise<PactNode> {
   reconciler.start(60_000);
 
   const app = buildGateway({
-    bus, readModel, projector, clock, http: config.http, version: VERSION, rails, policy, serverParty, keeper, payoutWorker, host,
+    bus, readModel, projector, clock, http: config.http, natsConnections: connectionsOf(nats), version: VERSION, rails, policy, serverParty, keeper, payoutWorker, host,
     testHooks: config.testHooks ? { clock, keeper, reconciler, projector, mockRail } : undefined,
   });
   await app.listen({ port: config.port, host: config.host });

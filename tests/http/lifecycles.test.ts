@@ -132,7 +132,8 @@ test('a failed payout is retried and paid exactly once', async ({ stack }) => {
 
 test('money adds up: escrow holds exactly what the pacts still owe, to the minor unit', async ({ stack }) => {
   await stack.payoutsIdle();
-  const pacts = (await stack.client.list({ limit: 200 })).body.pacts as Pact[];
+  const listed = (await stack.client.list({ limit: 200 })).body.pacts;
+  const pacts = await Promise.all(listed.map(async (summary) => (await stack.client.get(summary.id)).body.pact as Pact));
   const open = pacts.filter((pact) => pact.state !== 'SETTLED' && pact.state !== 'CANCELLED');
   const heldForOpen = open.flatMap((pact) => pact.parties).reduce((sum, p) => sum + BigInt(p.paidPot) + BigInt(p.paidBond), 0n);
   const owed = pacts.flatMap((pact) => pact.payouts).filter((p) => p.status === 'pending').reduce((sum, p) => sum + BigInt(p.amount), 0n);

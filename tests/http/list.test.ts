@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Pact } from '../../machines/pact/types.js';
+import type { PactSummary } from '../../projection/read-model.js';
 import type { KeyPair } from '../../protocol/sign.js';
 import { newParties, tradeSpec } from '../support/parties.js';
 import { Stack } from '../support/stack.js';
@@ -24,7 +24,7 @@ test.after(async ({ stack }) => {
   await stack.stop();
 });
 
-const idsOf = (pacts: Pact[]) => pacts.map((p) => p.id);
+const idsOf = (pacts: PactSummary[]) => pacts.map((p) => p.id);
 
 test('filters combine', async ({ stack, seller, ids }) => {
   const list = async (query: Record<string, string>) => idsOf((await stack.client.list(query)).body.pacts);
@@ -42,7 +42,7 @@ test('since is exclusive and pages follow nextSince to the end', async ({ stack,
     const query = { party: seller.party, limit: 1, ...(since !== undefined ? { since: since! } : {}) };
     const page = (await stack.client.list(query)).body;
     assert.ok(page.pacts.length >= 1, 'a page before the end is never empty');
-    assert.ok(page.pacts.every((p: Pact) => since === undefined || p.updatedAt > since!), 'since is exclusive');
+    assert.ok(page.pacts.every((p) => since === undefined || p.updatedAt > since!), 'since is exclusive');
     seen.push(...idsOf(page.pacts));
     since = page.nextSince;
   } while (since !== null);
@@ -52,8 +52,20 @@ test('since is exclusive and pages follow nextSince to the end', async ({ stack,
 test('a list reads its own writes', async ({ stack, seller, ids }) => {
   const funded = await stack.client.fund(seller, ids.b1);
   assert.is(funded.status, 200);
-  const listed = (await stack.client.list({ groupId: 'o_b' })).body.pacts as Pact[];
+  const listed = (await stack.client.list({ groupId: 'o_b' })).body.pacts;
   assert.is(listed[0]?.stateNonce, funded.body.pact.stateNonce);
+});
+
+test('a list holds summaries: parties and deadlines, never terms, proposals or payout history', async ({ stack, seller, ids }) => {
+  const [summary] = (await stack.client.list({ groupId: 'o_a', state: 'CREATED' })).body.pacts;
+  const pact = (await stack.client.get(ids.a2)).body.pact;
+  assert.equal(Object.keys(summary!).sort(), [
+    'asset', 'closedAt', 'createdAt', 'fundBy', 'groupId', 'id', 'objectBy', 'outcome', 'parties', 'performBy',
+    'proposer', 'rail', 'state', 'stateNonce', 'updatedAt', 'verdictBy',
+  ]);
+  assert.equal(summary!.parties.find((p) => p.party === seller.party), { party: seller.party, required: true, confirmed: summary!.id === ids.a2 });
+  assert.is(summary!.id, ids.a1);
+  assert.ok(pact.terms && !('terms' in summary!));
 });
 
 test.run();

@@ -27,7 +27,7 @@ export class Stack {
     readonly root: string,
     readonly natsUrl: string,
     /** The private nats-server, when the stack started its own. */
-    private readonly nats: NatsServerProcess | undefined,
+    private nats: NatsServerProcess | undefined,
     private env: Record<string, string>,
     private readonly nodeArgs: string[],
   ) {
@@ -94,6 +94,19 @@ export class Stack {
     });
   }
 
+  /** Stops the stack's own nats-server, runs `during`, and starts it again on the same port and store. */
+  async natsOutage<T>(during: () => Promise<T>): Promise<T> {
+    const nats = this.nats!;
+    await nats.stop();
+    forget(nats.pid);
+    try {
+      return await during();
+    } finally {
+      this.nats = await startNatsServer(join(this.root, 'nats'), ['-p', new URL(this.natsUrl).port]);
+      reapOnExit(this.nats.pid);
+    }
+  }
+
   /** Stops the server and starts it again with `env` added to its environment. */
   async restartWith(env: Record<string, string>): Promise<void> {
     await this.kill('SIGTERM');
@@ -138,10 +151,13 @@ export class Stack {
     return (await this.client.request('GET', '/__test/rails/mock')).body;
   }
 
-  /** Waits until the payout worker has nothing left to pay or record. */
+  /** Waits until the payout worker, asked after this call began, has nothing left to pay or record. */
   async payoutsIdle(timeoutMs = 15_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while ((await this.client.request('GET', '/health')).body.pending.payouts > 0) {
+    const since = Date.now();
+    const deadline = since + timeoutMs;
+    for (;;) {
+      const { pending } = (await this.client.request('GET', '/health')).body;
+      if (pending.payouts === 0 && pending.payoutsCheckedAt > since) return;
       if (Date.now() > deadline) throw new Error('payouts still pending');
       await new Promise((r) => setTimeout(r, 50));
     }
