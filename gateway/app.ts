@@ -4,6 +4,7 @@ import { wellFormedProblem } from '../protocol/well-formed.js';
 import { installErrorHandling } from './errors.js';
 import { registerHealth, type HealthDeps } from './health.js';
 import { registerPactRoutes, type PactRouteDeps } from './pact-routes.js';
+import { registerRateLimits } from './rate-limits.js';
 import type { HttpLimits } from '../runtime/config.js';
 import { registerTestHooks, type TestHookDeps } from './test-hooks.js';
 
@@ -32,7 +33,7 @@ function parseJsonBody(body: Buffer): { value: unknown } | { problem: string } {
 }
 
 /** The HTTP face: validate, verify, turn into a command, answer. No lifecycle rule lives here. */
-export function buildGateway(deps: GatewayDeps): FastifyInstance {
+export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> {
   const app = Fastify({
     logger: false,
     bodyLimit: BODY_LIMIT,
@@ -49,6 +50,7 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
   });
   app.server.maxConnections = deps.http.maxConnections;
   installErrorHandling(app);
+  await registerRateLimits(app);
   registerPactRoutes(app, deps);
   registerHealth(app, deps);
   if (deps.testHooks) registerTestHooks(app, deps.testHooks);

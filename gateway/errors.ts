@@ -20,6 +20,7 @@ export function installErrorHandling(app: FastifyInstance): void {
       return sendError(reply, pactError('invalid_request', `${error.validationContext ?? 'body'}${first?.instancePath ?? ''} ${first?.message ?? 'is invalid'}`, { field: field || error.validationContext }));
     }
     if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return sendError(reply, pactError('too_large', 'the body is too large'));
+    if (error.statusCode === 429) return sendError(reply, pactError('rate_limited', error.message));
     if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
       return sendError(reply, pactError('invalid_request', error.message));
     }

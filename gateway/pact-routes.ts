@@ -9,10 +9,12 @@ import type { SignedCall } from '../protocol/signed-call.js';
 import type { ReadModel } from '../projection/read-model.js';
 import type { Projector } from '../projection/projector.js';
 import { sendError } from './errors.js';
+import { limitFor, type RateLimits } from './rate-limits.js';
 import { listQuery, signedCallSchema, verdictSchema, type PactAction } from './schemas.js';
 import { scopeProblem } from './signed-call.js';
 
 export interface PactRouteDeps {
+  rateLimits: RateLimits;
   bus: CommandBus;
   readModel: ReadModel;
   projector: Projector;
@@ -49,29 +51,32 @@ export function registerPactRoutes(app: FastifyInstance, deps: PactRouteDeps): v
     await deps.projector.reached(result.seq, READ_YOUR_WRITES_WAIT_MS); // the caller's next GET sees this write
     return reply.send({ pact: result.pact });
   };
+  const writes = limitFor(deps.rateLimits, 'writes');
   app.post<{ Body: SignedCall<PactSpec> }>(
     '/pacts',
-    { schema: { body: signedCallSchema('pacts.create') }, preValidation: signedForThisRoute('pacts.create'), preHandler: storable },
+    { ...writes, schema: { body: signedCallSchema('pacts.create') }, preValidation: signedForThisRoute('pacts.create'), preHandler: storable },
     async (request, reply) => answer(reply, await send(createdPactId(request.body), { type: 'signed', envelope: request.body })),
   );
-  for (const route of SIGNED_ROUTES) registerSignedRoute(app, route, send, answer);
-  app.post<{ Params: Params; Body: VerdictBody }>('/pacts/:id/verdict', { schema: { body: verdictSchema } }, async (request, reply) => {
+  for (const route of SIGNED_ROUTES) registerSignedRoute(app, route, writes, send, answer);
+  app.post<{ Params: Params; Body: VerdictBody }>('/pacts/:id/verdict', { ...writes, schema: { body: verdictSchema } }, async (request, reply) => {
     const { id } = request.params;
     if (!PACT_ID.test(id)) return sendError(reply, unknownPact(id));
     return answer(reply, await send(id, { type: 'verdict', verdict: request.body }));
   });
-  app.post<{ Params: Params }>('/pacts/:id/poke', async (request, reply) => {
+  app.post<{ Params: Params }>('/pacts/:id/poke', limitFor(deps.rateLimits, 'pokes'), async (request, reply) => {
     const { id } = request.params;
     if (!PACT_ID.test(id)) return sendError(reply, unknownPact(id));
     return answer(reply, await send(id, { type: 'poke' }));
   });
-  registerReads(app, deps.readModel);
+  registerReads(app, deps.readModel, limitFor(deps.rateLimits, 'lists'));
 }
 
-function registerSignedRoute(app: FastifyInstance, route: { path: string; action: PactAction }, send: Send, answer: Answer): void {
+type Limit = ReturnType<typeof limitFor>;
+
+function registerSignedRoute(app: FastifyInstance, route: { path: string; action: PactAction }, limit: Limit, send: Send, answer: Answer): void {
   app.post<{ Params: Params; Body: SignedCall<unknown> }>(
     `/pacts/:id/${route.path}`,
-    { schema: { body: signedCallSchema(route.action) }, preValidation: signedForThisRoute(route.action), preHandler: storable },
+    { ...limit, schema: { body: signedCallSchema(route.action) }, preValidation: signedForThisRoute(route.action), preHandler: storable },
     async (request, reply) => {
       const { id } = request.params;
       if (!PACT_ID.test(id)) return sendError(reply, unknownPact(id));
@@ -82,13 +87,13 @@ function registerSignedRoute(app: FastifyInstance, route: { path: string; action
   );
 }
 
-function registerReads(app: FastifyInstance, readModel: ReadModel): void {
+function registerReads(app: FastifyInstance, readModel: ReadModel, listLimit: Limit): void {
   app.get<{ Params: Params }>('/pacts/:id', async (request, reply) => {
     const pact = PACT_ID.test(request.params.id) ? await readModel.get(request.params.id) : undefined;
     return pact ? { pact } : sendError(reply, unknownPact(request.params.id));
   });
 
-  app.get<{ Querystring: Record<string, string | undefined> }>('/pacts', { schema: { querystring: listQuery } }, async (request, reply) => {
+  app.get<{ Querystring: Record<string, string | undefined> }>('/pacts', { ...listLimit, schema: { querystring: listQuery } }, async (request, reply) => {
     const q = request.query;
     const limit = q.limit === undefined ? DEFAULT_LIMIT : Number(q.limit);
     if (limit > MAX_LIMIT) return sendError(reply, pactError('invalid_request', `limit is at most ${MAX_LIMIT}`, { field: 'limit' }));

@@ -19,6 +19,7 @@ export const ERROR_STATUS = {
   too_early: 422,
   stale_issuedAt: 422,
   expiresAt_after_deadline: 422,
+  rate_limited: 429,
   internal_error: 500,
   unavailable: 503,
 } as const;

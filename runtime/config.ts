@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { DEFAULT_JOURNAL_MAX_BYTES } from '../actors/nats.js';
+import type { RateLimits } from '../gateway/rate-limits.js';
 
 /** Everything the service reads from its environment, with its defaults. Listed in the README. */
 export interface Config {
@@ -26,6 +27,7 @@ export interface Config {
   mockDefaultBalance: bigint;
   commandTimeoutMs: number;
   http: HttpLimits;
+  rateLimits: RateLimits;
 }
 
 /** How long and how many connections the HTTP server holds (README, Configuration). */
@@ -65,6 +67,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     actorIdleMs: integer('PACT_ACTOR_IDLE_MS', 60_000, env),
     mockDefaultBalance: BigInt(integer('PACT_MOCK_DEFAULT_BALANCE', 1_000_000_000, env)),
     commandTimeoutMs: integer('PACT_COMMAND_TIMEOUT_MS', 10_000, env),
+    rateLimits: {
+      writes: integer('PACT_RATE_LIMIT_WRITES', 600, env),
+      pokes: integer('PACT_RATE_LIMIT_POKES', 600, env),
+      lists: integer('PACT_RATE_LIMIT_LISTS', 300, env),
+    },
     http: {
       connectionTimeoutMs: integer('PACT_CONNECTION_TIMEOUT_MS', 40_000, env),
       requestTimeoutMs: integer('PACT_REQUEST_TIMEOUT_MS', 30_000, env),

@@ -108,8 +108,8 @@ export async function startPactNode(config: Config): Promise<PactNode> {
   await reconciler.run();
   reconciler.start(60_000);
 
-  const app = buildGateway({
-    bus, readModel, projector, clock, http: config.http, natsConnections: connectionsOf(nats), version: VERSION, rails, policy, serverParty, keeper, payoutWorker, host,
+  const app = await buildGateway({
+    bus, readModel, projector, clock, http: config.http, rateLimits: config.rateLimits, natsConnections: connectionsOf(nats), version: VERSION, rails, policy, serverParty, keeper, payoutWorker, host,
     testHooks: config.testHooks ? { clock, keeper, reconciler, projector, mockRail } : undefined,
   });
   await app.listen({ port: config.port, host: config.host });

@@ -10,6 +10,8 @@ import { startNatsServer, type NatsServerProcess } from '../../runtime/nats-serv
 import { forget, reapOnExit } from './reaper.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
+/** Tests drive many calls from one address; tests/http/rate-limits.test.ts turns the limits on. */
+const NO_RATE_LIMITS = { PACT_RATE_LIMIT_WRITES: '0', PACT_RATE_LIMIT_POKES: '0', PACT_RATE_LIMIT_LISTS: '0' };
 
 /**
  * A private nats-server and the real service started as `npm start` does (a child process running
@@ -74,6 +76,7 @@ export class Stack {
         NATS_URL: this.natsUrl,
         PACT_TEST_HOOKS: '1',
         PACT_EVALUATOR_KEY_FILE: join(this.root, 'evaluator.seed'),
+        ...NO_RATE_LIMITS,
         ...this.env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],

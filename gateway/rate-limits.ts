@@ -1,0 +1,32 @@
+import rateLimit from '@fastify/rate-limit';
+import type { FastifyInstance } from 'fastify';
+
+/** Requests per minute per client IP and route, by kind of route; 0 turns a kind off (README, Configuration). */
+export interface RateLimits {
+  writes: number;
+  pokes: number;
+  lists: number;
+}
+export type RateLimited = keyof RateLimits;
+
+const WINDOW = '1 minute';
+
+/**
+ * Per-IP limits on the routes that cost the service work: signed writes, pokes, list reads. Above the
+ * limit a client gets 429 `rate_limited` with `Retry-After` and changes nothing.
+ */
+export async function registerRateLimits(app: FastifyInstance): Promise<void> {
+  await app.register(rateLimit, {
+    global: false,
+    errorResponseBuilder: (_request, context) => ({
+      statusCode: 429,
+      error: 'rate_limited',
+      message: `more than ${context.max} requests a minute from this address; retry in ${context.after}`,
+    }),
+  });
+}
+
+/** The route option that applies the limit of `kind`, or none when it is off. */
+export function limitFor(limits: RateLimits, kind: RateLimited): { config?: { rateLimit: { max: number; timeWindow: string } } } {
+  return limits[kind] > 0 ? { config: { rateLimit: { max: limits[kind], timeWindow: WINDOW } } } : {};
+}
