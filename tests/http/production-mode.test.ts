@@ -32,7 +32,7 @@ test('health names the pinned evaluator policy, the fee recipient and the rails'
   assert.equal(body.paymentRails.mock, { live: true, solvency: { ok: true } });
   assert.equal(body.payoutReadiness, { treasury: { mock: true } });
   assert.equal(body.access, { mode: 'open' });
-  assert.equal(Object.keys(body.pending).sort(), ['deadlines', 'disputes', 'payouts']);
+  assert.equal(Object.keys(body.pending).sort(), ['deadlines', 'disputes', 'payouts', 'payoutsCheckedAt']);
   assert.type(body.time, 'number');
 });
 

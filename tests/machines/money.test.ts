@@ -9,6 +9,7 @@ import type { PartyId } from '../../protocol/party.js';
 import {
   ev, feeRecipient, fundAll, pactFrom, partyKey, run, sumAmounts, T0, twoPartySpec, usdc,
 } from '../support/pacts.js';
+import { prng, type Random } from '../support/prng.js';
 
 const keys = [1, 2, 3, 4, 5, 6].map(partyKey);
 const [a, b, c] = [keys[0]!, keys[1]!, keys[2]!];
@@ -94,20 +95,7 @@ test('payoutsOf: zero lines are left out and all forfeits become one fee payout 
 
 // ---- property: conservation over random pacts ----
 
-/** mulberry32: a small seeded PRNG, so every run checks the same cases. */
-function prng(seed: number) {
-  let s = seed >>> 0;
-  const next = () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const int = (lo: number, hi: number) => lo + Math.floor(next() * (hi - lo + 1));
-  return { int, pick: <T>(items: readonly T[]) => items[int(0, items.length - 1)]! };
-}
-type Rng = ReturnType<typeof prng>;
+type Rng = Random;
 
 /** `n` non-negative integers summing to 10000, zeros and lopsided splits included. */
 function randomBps(rng: Rng, n: number): number[] {

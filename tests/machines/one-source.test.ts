@@ -11,33 +11,18 @@ import type { FeeFrom, Pact, Share } from '../../machines/pact/types.js';
 import type { PartyId } from '../../protocol/party.js';
 import { generateKeyPair } from '../../protocol/sign.js';
 import { ev, evaluatorKey, HOUR_MS, pactFrom, partyKey, T0, usdc, verdictBody } from '../support/pacts.js';
+import { prng, type Random } from '../support/prng.js';
 
 const SEEDS = 400;
 const STEPS = 40;
 const outsider = partyKey(99);
 const mallory = generateKeyPair();
 
-/** mulberry32: a small seeded PRNG, so a failure names a seed that reproduces it. */
-function prng(seed: number) {
-  let state = seed >>> 0;
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-  const int = (n: number) => Math.floor(next() * n);
-  const pick = <T>(items: readonly T[]): T => items[int(items.length)]!;
-  const subset = <T>(items: readonly T[]): T[] => items.filter(() => next() < 0.7);
-  return { next, int, pick, subset };
-}
-type Random = ReturnType<typeof prng>;
 
 function randomPact(random: Random): Pact {
-  const keys = Array.from({ length: 2 + random.int(4) }, (_, i) => partyKey(i + 1));
-  const parties = keys.map((k, i) => ({ party: k.party, deposit: usdc(random.int(3) * 500), bond: usdc(random.int(2) * 50), required: i === 0 || random.next() < 0.7 }));
-  return pactFrom({ rail: 'mock', parties, terms: { spec: 'random' }, minParties: 1 + random.int(parties.length) });
+  const keys = Array.from({ length: 2 + random.int(0, 3) }, (_, i) => partyKey(i + 1));
+  const parties = keys.map((k, i) => ({ party: k.party, deposit: usdc(random.int(0, 2) * 500), bond: usdc(random.int(0, 1) * 50), required: i === 0 || random.next() < 0.7 }));
+  return pactFrom({ rail: 'mock', parties, terms: { spec: 'random' }, minParties: 1 + random.int(0, parties.length - 1) });
 }
 
 function randomShares(random: Random, pact: Pact): Share[] {
@@ -68,7 +53,7 @@ function randomCommand(random: Random, pact: Pact, at: number): PactCommand {
       return { type: 'object', signer, stateNonce, reason: 'no' };
     case 'cancel': {
       const approvedBy = random.subset(pact.parties.map((p) => p.party));
-      return { type: 'cancel', signer, stateNonce, approvedBy: [signer, ...approvedBy], expiresAt: at + random.int(200) * HOUR_MS - HOUR_MS };
+      return { type: 'cancel', signer, stateNonce, approvedBy: [signer, ...approvedBy], expiresAt: at + random.int(0, 199) * HOUR_MS - HOUR_MS };
     }
     case 'verdict': {
       const feeFrom = random.pick(['proposer', 'objector', 'split'] as const satisfies readonly FeeFrom[]);
@@ -90,7 +75,7 @@ test('refusal and the machine agree on every command of seeded random lifecycles
     let pact = randomPact(random);
     let at = T0;
     for (let step = 0; step < STEPS; step++) {
-      at += random.int(8) === 0 ? random.int(30) * HOUR_MS : random.int(1000);
+      at += random.int(0, 7) === 0 ? random.int(0, 29) * HOUR_MS : random.int(0, 999);
       if (pact.state === 'SETTLED' || pact.state === 'CANCELLED') pact = { ...randomPact(random), createdAt: at, fundBy: at + 24 * HOUR_MS };
       const poked = evolve(pact, ev.poke(at));
       if (poked && random.next() < 0.5) pact = poked;
