@@ -9,7 +9,7 @@ import type { PartyId } from '../protocol/party.js';
 import { signedPart, type SignedCall } from '../protocol/signed-call.js';
 import { verifySignature } from '../protocol/verify.js';
 import { wellFormedProblem } from '../protocol/well-formed.js';
-import { paidPayoutsSchema, signedCallSchema, verdictSchema, type PactAction } from '../gateway/schemas.js';
+import { paidPayoutsSchema, signedCallSchema, verdictSchema, type PactAction } from '../protocol/schemas.js';
 import { issuedAtProblem } from '../protocol/issued-at.js';
 import type { AdmittedCommand, HostCommand } from './messages.js';
 import { commandKindOf, type CommandKind } from './subjects.js';

@@ -10,7 +10,7 @@ import type { ReadModel } from '../projection/read-model.js';
 import type { Projector } from '../projection/projector.js';
 import { sendError } from './errors.js';
 import { limitFor, type RateLimits } from './rate-limits.js';
-import { listQuery, signedCallSchema, verdictSchema, type PactAction } from './schemas.js';
+import { listQuery, signedCallSchema, verdictSchema, type PactAction } from '../protocol/schemas.js';
 import { scopeProblem } from './signed-call.js';
 
 export interface PactRouteDeps {

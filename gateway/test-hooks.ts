@@ -5,7 +5,7 @@ import type { Projector } from '../projection/projector.js';
 import type { MockRail } from '../rails/mock/mock-rail.js';
 import type { ManualOffsetClock } from '../runtime/clock.js';
 import type { PartyId } from '../protocol/party.js';
-import { partyId } from './schemas.js';
+import { partyId } from '../protocol/schemas.js';
 
 export interface TestHookDeps {
   clock: ManualOffsetClock;

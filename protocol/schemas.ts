@@ -1,6 +1,6 @@
 import { PACT_STATES, RAILS } from '../machines/pact/types.js';
-import { ACTIONS } from '../protocol/signed-call.js';
-import { AMOUNT_PATTERN } from '../protocol/money.js';
+import { ACTIONS } from './signed-call.js';
+import { AMOUNT_PATTERN } from './money.js';
 
 // JSON Schemas of every body. The validator is strict: no coercion, no removal, no defaults,
 // because the signature covers the body exactly as sent.
