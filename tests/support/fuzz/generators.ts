@@ -1,4 +1,4 @@
-import { parsePaymentHeader } from '../../../gateway/pact-routes.js';
+import { parsePaymentHeader } from '../../../actors/admission.js';
 import { canonicalHashHex, jcs } from '../../../protocol/digest.js';
 import { signedPart } from '../../../protocol/signed-call.js';
 import {
