@@ -28,7 +28,8 @@ export class CommandBus {
       callback: (error, message) => {
         if (error) return;
         const id = message.subject.slice(this.inbox.length + 1);
-        this.settle(id, JSON.parse(decoder.decode(message.data)) as CommandReply);
+        const reply = parseReply(message.data);
+        if (reply) this.settle(id, reply);
       },
     });
   }
@@ -75,5 +76,15 @@ export class CommandBus {
     this.waiters.delete(id);
     clearTimeout(waiter.timer);
     waiter.resolve(reply);
+  }
+}
+
+/** A host's answer; anything else on the inbox (nothing of ours sends it) is ignored. */
+function parseReply(data: Uint8Array): CommandReply | undefined {
+  try {
+    const reply = JSON.parse(decoder.decode(data)) as CommandReply;
+    return typeof reply === 'object' && reply !== null && typeof reply.ok === 'boolean' ? reply : undefined;
+  } catch {
+    return undefined;
   }
 }

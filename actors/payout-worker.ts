@@ -1,5 +1,5 @@
 import type { ConsumerMessages, JsMsg } from '@nats-io/jetstream';
-import type { Payout } from '../machines/pact/types.js';
+import type { Pact, Payout } from '../machines/pact/types.js';
 import type { PayoutPurpose, Rail } from '../rails/rail.js';
 import type { CommandBus } from './command-bus.js';
 import { decodeEntry, type PlannedPayouts } from './journal.js';
@@ -9,12 +9,29 @@ import { JOURNAL_STREAM, JOURNAL_WILDCARD, PAYOUT_CONSUMER } from './subjects.js
 
 const RETRY_DELAY_MS = 2_000;
 const PENDING_REFRESH_MS = 200;
+/** The planned payouts the pact's record holds, on the record's own rail and asset. */
+function payableOf(planned: PlannedPayouts, pact: Pact | undefined): PlannedPayouts {
+  if (!pact) return { ...planned, items: [] };
+  const held = (p: Payout) => pact.payouts.some((q) => q.key === p.key && q.party === p.party && q.kind === p.kind && q.amount === p.amount);
+  return { rail: pact.rail, asset: pact.asset, items: planned.items.filter(held) };
+}
+
 const purposeOf = (payout: Payout): PayoutPurpose => (payout.kind === 'pot' || payout.kind === 'fee' ? 'release' : 'refund');
+
+/**
+ * The pact as the read model holds it once it has replayed the journal up to `seq`; `behind` while it has
+ * not yet.
+ */
+export type RecordAt = (pactId: string, seq: number) => Promise<{ pact: Pact | undefined } | 'behind'>;
 
 /**
  * Executes the payouts each journal entry planned, on the pact's rail, keyed per payout, then records the
  * rail references on the pact. The journal message is acknowledged only after that, so a crash anywhere
  * leads to a retry, and the rail's keys make the retry pay nothing twice.
+ *
+ * It pays only what the pact itself holds: a payout of the entry must be in the pact's record, as the
+ * machine replayed it, with the same party, kind and amount. An entry written into the journal by anything
+ * but an actor host (the machine refuses it, so the record never has its payouts) pays nothing.
  */
 export class PayoutWorker {
   private messages: ConsumerMessages | undefined;
@@ -24,6 +41,7 @@ export class PayoutWorker {
     private readonly nats: Nats,
     private readonly rails: ReadonlyMap<string, Rail>,
     private readonly bus: CommandBus,
+    private readonly recordAt: RecordAt,
   ) {}
 
   async start(): Promise<void> {
@@ -77,14 +95,20 @@ export class PayoutWorker {
     const planned = entry.payouts;
     if (!planned) return message.ack();
     try {
-      const rail = this.rails.get(planned.rail);
-      if (!rail) throw new Error(`rail ${planned.rail} is not configured`);
-      const paid = await this.execute(rail, entry.pactId, planned, () => message.working());
+      const record = await this.recordAt(entry.pactId, message.seq);
+      if (record === 'behind') throw new Error('the read model has not reached this entry yet');
+      const payable = payableOf(planned, record.pact);
+      if (payable.items.length < planned.items.length) {
+        console.error(`journal entry ${message.seq} of ${entry.pactId} plans payouts its pact does not hold: those are not paid`);
+      }
+      const rail = this.rails.get(payable.rail);
+      if (!rail) throw new Error(`rail ${payable.rail} is not configured`);
+      const paid = await this.execute(rail, entry.pactId, payable, () => message.working());
       if (paid.length > 0) {
         const reply = await this.bus.send(entry.pactId, { type: 'recordPayouts', paid });
         if (!reply.ok) throw new Error(`recording payouts failed: ${reply.error.error}`);
       }
-      if (paid.length === planned.items.length) message.ack();
+      if (paid.length === payable.items.length) message.ack();
       else message.nak(RETRY_DELAY_MS);
     } catch (error) {
       console.error(`payouts of ${entry.pactId} nonce ${entry.nonce} will be retried:`, String(error));

@@ -38,6 +38,11 @@ export class Projector {
     this.consumerName = `projector-${nodeId}`;
   }
 
+  /** The journal position the read model holds. */
+  get reachedSeq(): number {
+    return this.position;
+  }
+
   onEntry(listener: Listener): void {
     this.listeners.push(listener);
   }

@@ -6,7 +6,7 @@ import { ActorHost } from '../actors/host.js';
 import { Journal } from '../actors/journal.js';
 import { Keeper } from '../actors/keeper.js';
 import { connectionsOf, connectRoles } from '../actors/nats.js';
-import { PayoutWorker } from '../actors/payout-worker.js';
+import { PayoutWorker, type RecordAt } from '../actors/payout-worker.js';
 import { Reconciler } from '../actors/reconciler.js';
 import { SnapshotStore } from '../actors/snapshots.js';
 import { buildGateway } from '../gateway/app.js';
@@ -102,7 +102,11 @@ export async function startPactNode(config: Config): Promise<PactNode> {
   for await (const pact of readModel.inStates([...OPEN_STATES])) keeper.track(pact);
 
   const payoutBus = new CommandBus(nats.payouts, config.partitions, config.commandTimeoutMs);
-  const payoutWorker = new PayoutWorker(nats.payouts, rails, payoutBus);
+  const recordAt: RecordAt = async (pactId, seq) => {
+    await projector.reached(seq, 5_000);
+    return projector.reachedSeq >= seq ? { pact: await readModel.get(pactId) } : 'behind';
+  };
+  const payoutWorker = new PayoutWorker(nats.payouts, rails, payoutBus, recordAt);
   await payoutWorker.start();
   const reconciler = new Reconciler(rails, (pactId) => readModel.get(pactId));
   await reconciler.run();

@@ -124,7 +124,25 @@ test('a correctly signed call published on NATS is applied like one sent over HT
   });
   const reply = await forge(context, id, 'signed', { type: 'signed', envelope });
   assert.ok(reply.ok, JSON.stringify(reply));
-  assert.is((await pactOf(stack, id)).state, 'PROPOSED');
+  assert.is(reply.pact.state, 'PROPOSED'); // read straight from the host: the read model may not have it yet
+});
+
+test('an entry forged into the journal pays nothing: the payout worker pays only what the pact holds', async (context) => {
+  const { stack } = context;
+  const { buyer, id } = await activePact(stack);
+  const before = await pactOf(stack, id);
+  const mallory = generateKeyPair();
+  const key = `${id}:settle.${before.stateNonce + 1}:pot:${mallory.party}`;
+  const payout = { party: mallory.party, kind: 'pot', amount: '1000', key, transition: 'settle', status: 'pending', railRef: null };
+  const forged = {
+    pactId: id, nonce: before.stateNonce + 1, commandId: randomUUID(), event: { type: 'cosign', at: stack.now, party: buyer.party },
+    payouts: { rail: 'mock', asset: 'USDC', items: [payout] },
+  };
+  await context.js.publish(journalSubject(id), JSON.stringify(forged));
+  await stack.payoutsIdle();
+  const paidToMallory = (await stack.ledger()).operations.filter((op) => op.to === mallory.party);
+  assert.equal(paidToMallory, []);
+  assert.equal(await pactOf(stack, id), before, 'and the read model skipped it');
 });
 
 test('an entry forged straight into the journal is caught by the audit', async (context) => {
