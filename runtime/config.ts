@@ -7,12 +7,8 @@ export interface Config {
   port: number;
   host: string;
   dataDir: string;
-  /** One server or several, comma-separated. */
-  natsUrl: string;
-  /** True when NATS_URL was given: then no private nats-server is started. */
-  natsUrlGiven: boolean;
-  /** PACT_PRIVATE_NATS=1: never the default address; a private nats-server under the data directory. */
-  privateNats: boolean;
+  /** NATS_URL: one server or several, comma-separated; unset, the node runs a private nats-server. */
+  natsUrl: string | undefined;
   /** PACT_NATS_CREDENTIALS: the role users (`actors/nats-roles.ts`) for a NATS that needs them. */
   natsCredentialsFile: string | undefined;
   testHooks: boolean;
@@ -53,10 +49,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: integer('PACT_PORT', 8402, env),
     host: env.PACT_HOST || '127.0.0.1',
     dataDir: resolve(env.PACT_DATA_DIR || './data'),
-    natsUrl: env.NATS_URL || 'nats://127.0.0.1:4222',
-    natsUrlGiven: Boolean(env.NATS_URL),
+    natsUrl: env.NATS_URL || undefined,
     natsCredentialsFile: env.PACT_NATS_CREDENTIALS || undefined,
-    privateNats: env.PACT_PRIVATE_NATS === '1',
     testHooks: env.PACT_TEST_HOOKS === '1',
     evaluatorKeyFile: env.PACT_EVALUATOR_KEY_FILE || undefined,
     evaluatorTimeoutMs: integer('PACT_EVALUATOR_TIMEOUT_MS', 24 * 3_600_000, env),

@@ -16,32 +16,33 @@ export interface NatsEndpoint {
   stop?: () => Promise<void>;
 }
 
-/** Whether a NATS server answers at `url` (a server that wants credentials answers too). */
-async function answers(url: string): Promise<boolean> {
+type Answer = 'open' | 'users only' | 'none';
+
+/** How a NATS server at `url` answers a client without a user. */
+async function answerAt(url: string): Promise<Answer> {
   try {
     const nc = await connect({ servers: serversOf(url), timeout: 1_500, reconnect: false });
     await nc.close();
-    return true;
+    return 'open';
   } catch (error) {
-    return /authorization/i.test(String(error));
+    return /authorization/i.test(String(error)) ? 'users only' : 'none';
   }
 }
 
 /**
- * The NATS to use: NATS_URL when given (it must answer), with the role users of PACT_NATS_CREDENTIALS when
- * set; else, unless PACT_PRIVATE_NATS=1, the default address when it answers; else a private nats-server
- * with its store under the data directory. A private server is the service's own: reused across restarts
- * while it runs, stopped when the service stops, and it gives each role its user and permissions
- * (`actors/nats-roles.ts`), kept in `<data>/nats-credentials.json`.
+ * The NATS to use. NATS_URL when given (it must answer), with the role users of PACT_NATS_CREDENTIALS when
+ * set; one that takes clients without a user is used, but said loudly, since then anyone who reaches it can
+ * write the journal. Without NATS_URL, a private nats-server with its store under the data directory: the
+ * service's own, reused across restarts while it runs, stopped when the service stops, and giving each role
+ * its user and permissions (`actors/nats-roles.ts`), kept in `<data>/nats-credentials.json`.
  */
 export async function natsEndpoint(config: Config): Promise<NatsEndpoint> {
-  if (config.natsUrlGiven || !config.privateNats) {
-    const credentials = config.natsCredentialsFile ? loadCredentials(config.natsCredentialsFile) : undefined;
-    const source = config.natsUrlGiven ? 'NATS_URL' : 'the default address';
-    if (await answers(config.natsUrl)) return { url: config.natsUrl, credentials, description: `NATS at ${config.natsUrl} (${source})` };
-    if (config.natsUrlGiven) throw new Error(`NATS at ${config.natsUrl} does not answer`);
-  }
-  return privateServer(config.dataDir);
+  if (!config.natsUrl) return privateServer(config.dataDir);
+  const answer = await answerAt(config.natsUrl);
+  if (answer === 'none') throw new Error(`NATS at ${config.natsUrl} does not answer`);
+  const credentials = config.natsCredentialsFile ? loadCredentials(config.natsCredentialsFile) : undefined;
+  const open = answer === 'open' ? ', which takes clients without a user: anyone who reaches it can write the journal (see README, NATS users)' : '';
+  return { url: config.natsUrl, credentials, description: `NATS at ${config.natsUrl} (NATS_URL)${open}` };
 }
 
 async function privateServer(dataDir: string): Promise<NatsEndpoint> {
@@ -50,9 +51,13 @@ async function privateServer(dataDir: string): Promise<NatsEndpoint> {
   const store = join(dataDir, 'nats');
   if (existsSync(record)) {
     const { url, pid } = JSON.parse(readFileSync(record, 'utf8')) as { url: string; pid: number };
-    // A recorded pid may since belong to anything: trust it only while it is our nats-server on our store.
-    if (isNatsServer(pid, store) && (await answers(url))) {
-      return { url, credentials, description: `private nats-server at ${url} (reused, pid ${pid})`, stop: () => stopPid(pid) };
+    // A recorded pid may since belong to anything: trust it only while it is our nats-server on our store,
+    // and only while it takes no client without a user (one started by older code did).
+    if (isNatsServer(pid, store)) {
+      if ((await answerAt(url)) === 'users only') {
+        return { url, credentials, description: `private nats-server at ${url} (reused, pid ${pid})`, stop: () => stopPid(pid) };
+      }
+      await stopPid(pid);
     }
   }
   const authFile = join(dataDir, 'nats-auth.conf');

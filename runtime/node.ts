@@ -21,7 +21,7 @@ import { ManualOffsetClock } from './clock.js';
 import type { Config } from './config.js';
 import { loadKey, loadOrCreateKey } from './keys.js';
 import { checkJournalIdentity } from './journal-identity.js';
-import { natsEndpoint } from './nats-endpoint.js';
+import { natsEndpoint, type NatsEndpoint } from './nats-endpoint.js';
 
 const VERSION = '0.1.0';
 const OPEN_STATES = ['CREATED', 'ACTIVE', 'PROPOSED', 'DISPUTED'] as const;
@@ -62,10 +62,19 @@ function serverPolicy(config: Config): { policy: ServerPolicy; serverParty: Part
 /** Every role in one process: gateway, actor host, projector, keeper, payout worker. */
 export async function startPactNode(config: Config): Promise<PactNode> {
   mkdirSync(config.dataDir, { recursive: true });
+  const natsServer = await natsEndpoint(config);
+  try {
+    return await startRoles(config, natsServer);
+  } catch (error) {
+    await natsServer.stop?.(); // a private server must not outlive a start that failed
+    throw error;
+  }
+}
+
+async function startRoles(config: Config, natsServer: NatsEndpoint): Promise<PactNode> {
   const clock = new ManualOffsetClock(config.testHooks ? join(config.dataDir, 'clock-offset') : undefined);
   const { policy, serverParty } = serverPolicy(config);
 
-  const natsServer = await natsEndpoint(config);
   const nats = await connectRoles({
     url: natsServer.url,
     replicas: config.replicas,
@@ -73,12 +82,7 @@ export async function startPactNode(config: Config): Promise<PactNode> {
     credentials: natsServer.credentials,
   });
   const level = await openLevel(join(config.dataDir, 'leveldb'));
-  await checkJournalIdentity(nats.host.jsm, level, natsServer.description).catch(async (error: unknown) => {
-    for (const connection of connectionsOf(nats)) await connection.close();
-    await level.close();
-    await natsServer.stop?.();
-    throw error;
-  });
+  await checkJournalIdentity(nats.host.jsm, level, natsServer.description);
   const mockLevel = await openLevel(join(config.dataDir, 'mock-rail'));
   const mockRail = await MockRail.open(mockLevel, config.mockDefaultBalance);
   const rails = new Map<string, Rail>([['mock', mockRail]]);

@@ -1,4 +1,5 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -23,7 +24,7 @@ async function withDataDir(run: (dir: string) => Promise<void>): Promise<void> {
   }
 }
 
-const PRIVATE = (dataDir: string) => ({ PACT_PORT: '0', PACT_DATA_DIR: dataDir, PACT_PRIVATE_NATS: '1' });
+const PRIVATE = (dataDir: string) => ({ PACT_PORT: '0', PACT_DATA_DIR: dataDir });
 const npmStart = (dataDir: string) => ServiceProcess.run('npm', ['start'], PRIVATE(dataDir));
 /** The service process itself, as `npm start` runs it. */
 const service = (dataDir: string, env: Record<string, string> = PRIVATE(dataDir)) =>
@@ -93,6 +94,41 @@ test('a recorded pid that is no longer our nats-server is not trusted', async ()
     await started.exited;
     assert.ok(await gone(Number(pid)));
     forget(Number(pid));
+  });
+});
+
+test('a private nats-server that takes clients without a user (an older run\'s) is replaced, not reused', async () => {
+  await withDataDir(async (dir) => {
+    const open = await startNatsServer(join(dir, 'nats'));
+    reapOnExit(open.pid);
+    writeFileSync(join(dir, 'nats-server.json'), JSON.stringify({ url: open.url, pid: open.pid }));
+    const started = service(dir);
+    const [, how, pid] = await started.waitFor(PRIVATE_NATS);
+    reapOnExit(Number(pid));
+    assert.is(how, 'started');
+    assert.ok(await gone(open.pid), 'the open server was stopped');
+    forget(open.pid);
+    started.child.kill('SIGTERM');
+    await started.exited;
+    assert.ok(await gone(Number(pid)));
+    forget(Number(pid));
+  });
+});
+
+test('a start that fails stops the private nats-server it started', async () => {
+  await withDataDir(async (dir) => {
+    const taken = createServer().listen(0, '127.0.0.1');
+    await new Promise((resolve) => taken.once('listening', resolve));
+    const port = (taken.address() as { port: number }).port;
+    try {
+      const failed = service(dir, { ...PRIVATE(dir), PACT_PORT: String(port) });
+      assert.is(await failed.exited, 1);
+      assert.match(failed.output, /could not start/);
+      const { pid } = JSON.parse(readFileSync(join(dir, 'nats-server.json'), 'utf8')) as { pid: number };
+      assert.ok(await gone(pid), `nats-server ${pid} outlived the failed start`);
+    } finally {
+      taken.close();
+    }
   });
 });
 

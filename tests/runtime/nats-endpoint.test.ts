@@ -10,8 +10,7 @@ import { startNatsServer } from '../../runtime/nats-server.js';
 
 const DEAD_URL = 'nats://127.0.0.1:1'; // nothing listens on port 1
 
-const configFor = (dataDir: string, natsUrl?: string) =>
-  ({ ...loadConfig({ PACT_DATA_DIR: dataDir, ...(natsUrl ? { NATS_URL: natsUrl } : {}) }), natsUrl: natsUrl ?? DEAD_URL });
+const configFor = (dataDir: string, natsUrl?: string) => loadConfig({ PACT_DATA_DIR: dataDir, ...(natsUrl ? { NATS_URL: natsUrl } : {}) });
 
 async function withTempDir(run: (dir: string) => Promise<void>) {
   const dir = mkdtempSync(join(tmpdir(), 'pact-nats-'));
@@ -22,13 +21,14 @@ async function withTempDir(run: (dir: string) => Promise<void>) {
   }
 }
 
-test('a given NATS_URL that answers is used as is', async () => {
+test('a given NATS_URL that answers is used as is, and one open to anonymous clients is said to be', async () => {
   await withTempDir(async (dir) => {
     const server = await startNatsServer(join(dir, 'nats'));
     try {
       const endpoint = await natsEndpoint(configFor(dir, server.url));
       assert.is(endpoint.url, server.url);
       assert.is(endpoint.stop, undefined, 'nothing of ours to stop');
+      assert.match(endpoint.description, /without a user/);
     } finally {
       await server.stop();
     }
@@ -46,7 +46,7 @@ test('a given NATS_URL that does not answer is a clear error, not a private serv
   });
 });
 
-test('with no NATS answering the default, a private nats-server starts under the data dir and is reused', async () => {
+test('without NATS_URL, a private nats-server with a user per role starts under the data dir and is reused', async () => {
   await withTempDir(async (dir) => {
     const first = await natsEndpoint(configFor(dir));
     try {
