@@ -97,7 +97,7 @@ async function untilJetStreamAnswers<T>(work: () => Promise<T>, timeoutMs = 30_0
     try {
       return await work();
     } catch (error) {
-      if (Date.now() > deadline) throw error;
+      if (error instanceof StreamLimitTooLow || Date.now() > deadline) throw error;
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
   }
@@ -105,6 +105,8 @@ async function untilJetStreamAnswers<T>(work: () => Promise<T>, timeoutMs = 30_0
 
 export const DEFAULT_JOURNAL_MAX_BYTES = 8 * 1024 ** 3;
 const COMMANDS_MAX_BYTES = 1024 ** 3;
+/** A command nobody consumed within this is of no use (its caller gave up long before): NATS drops it. */
+const COMMANDS_MAX_AGE_MS = 3_600_000;
 
 async function ensureStreams(jsm: JetStreamManager, replicas: number, journalMaxBytes: number): Promise<void> {
   await ensureStream(jsm, {
@@ -115,6 +117,7 @@ async function ensureStreams(jsm: JetStreamManager, replicas: number, journalMax
     num_replicas: replicas,
     max_bytes: COMMANDS_MAX_BYTES,
     discard: DiscardPolicy.New,
+    max_age: COMMANDS_MAX_AGE_MS * NANOS_PER_MS,
     duplicate_window: 120_000 * NANOS_PER_MS,
   });
   // Discard "new": the journal is the source of truth, so a full journal refuses appends, never drops entries.
@@ -143,10 +146,18 @@ async function ensureStream(jsm: JetStreamManager, settings: StreamSettings): Pr
     await jsm.streams.add(settings);
     return;
   }
-  const { num_replicas, max_bytes, discard } = settings;
-  if (config.num_replicas === num_replicas && config.max_bytes === max_bytes && config.discard === discard) return;
-  await jsm.streams.update(settings.name, { ...config, num_replicas, max_bytes, discard });
+  const { num_replicas, max_bytes, discard, max_age } = settings;
+  const wanted = { num_replicas, max_bytes, discard, ...(max_age !== undefined ? { max_age } : {}) };
+  if (Object.entries(wanted).every(([key, value]) => config[key as keyof typeof config] === value)) return;
+  if (max_bytes !== undefined && config.max_bytes > 0 && max_bytes < config.max_bytes) {
+    const held = (await jsm.streams.info(settings.name)).state.bytes;
+    // Below what the stream holds, nats-server would trim its oldest messages: the journal's first entries.
+    if (max_bytes < held) throw new StreamLimitTooLow(`${settings.name} holds ${held} bytes; a limit of ${max_bytes} would drop its oldest entries. Keep the limit at ${held} bytes or more.`);
+  }
+  await jsm.streams.update(settings.name, { ...config, ...wanted });
 }
+
+export class StreamLimitTooLow extends Error {}
 
 async function ensureReplicas(jsm: JetStreamManager, stream: string, replicas: number): Promise<void> {
   const { config } = await jsm.streams.info(stream);

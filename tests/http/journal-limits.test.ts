@@ -8,19 +8,22 @@ import * as assert from 'uvu/assert';
 import { CMD_STREAM, JOURNAL_STREAM, LEASE_BUCKET } from '../../actors/subjects.js';
 import { startNatsCluster } from '../support/nats-cluster.js';
 import { newParties, tradeSpec } from '../support/parties.js';
+import { ServiceProcess } from '../support/service-process.js';
 import { Stack } from '../support/stack.js';
 
 // The journal's limits are the operator's: a full journal refuses writes (503, nothing lost, reads go
 // on) until the limit is raised, and PACT_REPLICAS and PACT_JOURNAL_MAX_BYTES reach streams that exist.
 
-async function streamConfig(natsUrl: string, stream: string) {
+async function streamInfo(natsUrl: string, stream: string) {
   const nc = await connect({ servers: natsUrl.split(',') });
   try {
-    return (await (await jetstreamManager(nc)).streams.info(stream)).config;
+    return await (await jetstreamManager(nc)).streams.info(stream);
   } finally {
     await nc.close();
   }
 }
+
+const streamConfig = async (natsUrl: string, stream: string) => (await streamInfo(natsUrl, stream)).config;
 
 test('a full journal refuses writes with 503 and loses nothing; raising the limit lets them in again', async () => {
   const stack = await Stack.start({ env: { PACT_JOURNAL_MAX_BYTES: '30000' } });
@@ -38,6 +41,15 @@ test('a full journal refuses writes with 503 and loses nothing; raising the limi
     assert.is(refused!.status, 503, JSON.stringify(refused!.body));
     assert.is((refused!.body as any).error, 'unavailable');
     for (const id of created) assert.is((await stack.client.get(id)).status, 200, 'every acknowledged pact is still there');
+
+    const held = (await streamInfo(stack.natsUrl, JOURNAL_STREAM)).state;
+    await stack.kill('SIGTERM');
+    const shrunk = ServiceProcess.run(process.execPath, ['--import', 'tsx', 'runtime/main.ts'], {
+      PACT_PORT: '0', PACT_DATA_DIR: stack.dataDir, NATS_URL: stack.natsUrl, PACT_JOURNAL_MAX_BYTES: '1000',
+    });
+    assert.is(await shrunk.exited, 1, 'a limit below what the journal holds is refused');
+    assert.match(shrunk.output, /would drop its oldest entries/);
+    assert.equal((await streamInfo(stack.natsUrl, JOURNAL_STREAM)).state.first_seq, held.first_seq, 'and nothing was dropped');
 
     await stack.restartWith({ PACT_JOURNAL_MAX_BYTES: String(64 * 1024 * 1024) });
     assert.is((await streamConfig(stack.natsUrl, JOURNAL_STREAM)).max_bytes, 64 * 1024 * 1024);
