@@ -68,13 +68,25 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
 export const encodeEntry = (entry: JournalEntry) => encoder.encode(JSON.stringify(entry));
-/** The entry in a journal message; undefined for a message that is not JSON (nothing of ours writes one). */
-export function decodeEntry(data: Uint8Array): JournalEntry | undefined {
+/**
+ * The entry in a journal message on `subject`; undefined for a message that is not an entry of that
+ * subject's pact (nothing of ours writes one). Whether the machine accepts its event is the replay's to say.
+ */
+export function decodeEntry(data: Uint8Array, subject: string): JournalEntry | undefined {
+  let value: Partial<JournalEntry>;
   try {
-    return JSON.parse(decoder.decode(data)) as JournalEntry;
+    value = JSON.parse(decoder.decode(data)) as Partial<JournalEntry>;
   } catch {
     return undefined;
   }
+  const wellShaped =
+    typeof value === 'object' && value !== null &&
+    typeof value.pactId === 'string' && journalSubject(value.pactId) === subject &&
+    Number.isSafeInteger(value.nonce) && value.nonce! >= 0 &&
+    typeof value.commandId === 'string' &&
+    typeof value.event === 'object' && value.event !== null && typeof value.event.type === 'string' && typeof value.event.at === 'number' &&
+    (value.payouts === undefined || (typeof value.payouts === 'object' && value.payouts !== null && Array.isArray(value.payouts.items)));
+  return wellShaped ? (value as JournalEntry) : undefined;
 }
 
 /** The pact journal on JetStream: the source of truth. One subject per pact; appends are compare-and-set. */
@@ -115,7 +127,7 @@ export class Journal {
     for (;;) {
       const message = await this.getMessage({ seq, next_by_subj: journalSubject(pactId) });
       if (!message) return entries;
-      const value = decodeEntry(message.data);
+      const value = decodeEntry(message.data, message.subject);
       if (!value) throw new JournalReplayError(`journal message ${message.seq} of ${pactId} is not an entry`);
       entries.push({ seq: message.seq, value });
       seq = message.seq + 1;

@@ -90,7 +90,7 @@ export class PayoutWorker {
   }
 
   private async handle(message: JsMsg): Promise<void> {
-    const entry = decodeEntry(message.data);
+    const entry = decodeEntry(message.data, message.subject);
     if (!entry) return message.term(); // not a journal entry: nothing to pay
     const planned = entry.payouts;
     if (!planned) return message.ack();

@@ -14,7 +14,11 @@ export function applyEntry(pact: Pact | undefined, entry: JournalEntry): Pact {
   const at = `${entry.pactId} nonce ${entry.nonce}`;
   if (entry.event.type === 'created') {
     if (pact) throw new JournalReplayError(`${at}: a second creation`);
-    return entry.event.pact;
+    const created = entry.event.pact;
+    if (entry.nonce !== 0 || created?.id !== entry.pactId || created.stateNonce !== 0 || !Array.isArray(created.parties)) {
+      throw new JournalReplayError(`${at}: not a pact's initial record`);
+    }
+    return created;
   }
   if (!pact) throw new JournalReplayError(`${at}: an event before the pact's creation`);
   const next = evolve(pact, entry.event);

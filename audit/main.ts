@@ -56,7 +56,7 @@ async function main(target: string | undefined): Promise<number> {
     if (last > 0) {
       const consumer = await jetstream(nc).consumers.get(JOURNAL_STREAM, { filter_subjects: subject, deliver_policy: DeliverPolicy.All });
       for await (const message of await consumer.consume()) {
-        audit.add(message.seq, decodeEntry(message.data));
+        audit.add(message.seq, decodeEntry(message.data, message.subject));
         if (message.seq >= last) break;
       }
     }

@@ -67,7 +67,7 @@ export class Projector {
     const consumer = await this.nats.js.consumers.get(JOURNAL_STREAM, this.consumerName);
     this.messages = await consumer.consume(PULL);
     void (async () => {
-      for await (const message of this.messages!) this.enqueue(message.seq, decodeEntry(message.data));
+      for await (const message of this.messages!) this.enqueue(message.seq, decodeEntry(message.data, message.subject));
     })();
     await this.reached(target);
   }
@@ -140,7 +140,10 @@ export class Projector {
     const latest = new Map<string, Pact | undefined>();
     const applied: { pact: Pact; entry: JournalEntry }[] = [];
     for (const entry of entries) {
-      if (!entry) continue;
+      if (!entry) {
+        console.error('projector skips a journal message that is not an entry of its subject’s pact');
+        continue;
+      }
       const previous = latest.has(entry.pactId) ? latest.get(entry.pactId) : await this.recordOf(entry.pactId);
       try {
         const pact = applyEntry(previous, entry);

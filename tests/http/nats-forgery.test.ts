@@ -145,6 +145,26 @@ test('an entry forged into the journal pays nothing: the payout worker pays only
   assert.equal(await pactOf(stack, id), before, 'and the read model skipped it');
 });
 
+test('malformed journal messages are skipped: the read model and the payout worker go on', async (context) => {
+  const { stack } = context;
+  const { id } = await activePact(stack);
+  const stranger = `p_${'9'.repeat(32)}`;
+  for (const [subject, data] of [
+    [journalSubject(id), '{}'],
+    [journalSubject(id), 'not json'],
+    [journalSubject(stranger), JSON.stringify({ pactId: id, nonce: 0, commandId: 'x', event: { type: 'created', at: 1 } })],
+    [journalSubject(stranger), JSON.stringify({ pactId: stranger, nonce: 0, commandId: 'x', event: { type: 'created', at: 1, pact: {} } })],
+  ] as const) {
+    await context.js.publish(subject, data);
+  }
+  const { seller, buyer, id: next } = await activePact(stack); // answered only once the read model has it
+  assert.is((await pactOf(stack, next)).state, 'ACTIVE');
+  assert.is((await stack.client.get(stranger)).status, 404);
+  await stack.client.propose(seller, next, { evidence: [], distribution: [{ party: seller.party, bp: 10_000 }] });
+  await stack.client.cosign(buyer, next);
+  await stack.settledPayouts(next);
+});
+
 test('an entry forged straight into the journal is caught by the audit', async (context) => {
   const { stack } = context;
   const { seller, buyer, id } = await activePact(stack);
