@@ -153,7 +153,9 @@ export class ReadModel {
   /**
    * Pacts matching every filter, oldest update first. A page never splits a millisecond: it may hold more
    * than `limit` pacts when several share the last one's, so paging by `since` never skips one. Work is
-   * bounded: after SCAN_LIMIT index entries the page ends before the millisecond it reached.
+   * bounded: after SCAN_LIMIT index entries the page ends before the millisecond it reached, unless that
+   * would end it before any progress (everything scanned shares the first millisecond): then it goes on to
+   * the end of that millisecond, so that following `nextSince` always gets further.
    */
   async list(filter: ListFilter): Promise<ListPage> {
     const prefix = filter.groupId !== undefined
@@ -166,11 +168,13 @@ export class ReadModel {
     const start = filter.since !== undefined ? `${prefix}${pad(filter.since)}!\uffff` : prefix;
     const pacts: { at: number; pact: PactSummary }[] = [];
     let scanned = 0;
+    let firstAt: number | undefined;
     for await (const [key, id] of this.index.iterator({ gt: start, lt: `${prefix}\uffff` })) {
       const at = Number(key.slice(prefix.length, prefix.length + 15));
       const lastAt = pacts.at(-1)?.at;
       if (pacts.length >= filter.limit && at !== lastAt) return { pacts: pacts.map((p) => p.pact), nextSince: lastAt! };
-      if (++scanned > SCAN_LIMIT) {
+      firstAt ??= at;
+      if (++scanned > SCAN_LIMIT && at > firstAt) {
         return { pacts: pacts.filter((p) => p.at < at).map((p) => p.pact), nextSince: at - 1 };
       }
       const pact = await this.summaries.get(id);

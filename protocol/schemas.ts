@@ -12,6 +12,8 @@ export const partyId = { type: 'string', pattern: '^ed25519:[1-9A-HJ-NP-Za-km-z]
 const sig = { type: 'string', pattern: '^[0-9a-f]{128}$' } as const;
 const millis = { type: 'integer', minimum: 0, maximum: MAX_MS } as const;
 const sha256Hex = { type: 'string', pattern: '^[0-9a-f]{64}$' } as const;
+/** A group (an offer's id, say): no `!`, which the read model's index keys use as their separator. */
+const groupId = { type: 'string', pattern: '^[A-Za-z0-9_.:-]{1,128}$' } as const;
 
 const money = {
   type: 'object',
@@ -66,7 +68,7 @@ const pactSpec = {
       additionalProperties: false,
       properties: { fund: window, perform: window, object: window },
     },
-    groupId: { type: 'string', minLength: 1, maxLength: 128 },
+    groupId,
     evaluator: { type: 'object' },
   },
 } as const;
@@ -186,7 +188,7 @@ export const listQuery = {
   properties: {
     party: partyId,
     state: { type: 'string', enum: PACT_STATES },
-    groupId: { type: 'string', minLength: 1, maxLength: 128 },
+    groupId,
     since: { type: 'string', pattern: '^(0|[1-9][0-9]{0,15})$' },
     limit: { type: 'string', pattern: '^[1-9][0-9]{0,2}$' },
   },

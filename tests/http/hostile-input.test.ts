@@ -67,6 +67,13 @@ test('lone surrogates anywhere in a string are 400, never 500', async ({ stack }
   assert.equal(await pactOf(stack, id), before);
 });
 
+test('a groupId holding the read model\'s index separator is 400', async ({ stack }) => {
+  const { seller, buyer } = newParties();
+  const created = await stack.client.create(seller, tradeSpec(seller, buyer, { groupId: 'G!000000000000000' }));
+  assert.is(created.status, 400, JSON.stringify(created.body));
+  assert.is((await stack.client.list({ groupId: 'G!0' })).status, 400);
+});
+
 test('deep nesting is 400, never 500', async ({ stack }) => {
   const { seller, buyer } = newParties();
   let deep: unknown = 'bottom';

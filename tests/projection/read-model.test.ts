@@ -59,6 +59,13 @@ test('two versions of one pact in one batch leave one record and one set of inde
   assert.is((await model.stateCounts()).CREATED, 0);
 });
 
+test('a page that hits the scan limit inside one millisecond still makes progress', async ({ model }) => {
+  const crowd = Array.from({ length: 5_010 }, (_, i) => ({ ...pactAt(100 + i, 100), groupId: 'G' }));
+  await model.putAll(crowd, 1);
+  const page = await model.list({ groupId: 'G', party: generateKeyPair().party, limit: 10 });
+  assert.equal(page, { pacts: [], nextSince: null });
+});
+
 test('state counts are kept with the data: a reopened read model has them without counting', async ({ model, level }) => {
   await model.putAll([pactAt(1, 100), pactAt(2, 100), { ...pactAt(3, 100), state: 'DISPUTED' }], 3);
   await model.putAll([{ ...pactAt(2, 200), state: 'ACTIVE' }], 4);
