@@ -24,23 +24,29 @@ const journalConsumerApi = (consumer: string) => [
   `${API}.CONSUMER.*.*.${JOURNAL_STREAM}.${consumer}`,
 ];
 const REPLIES = `${REPLY_PREFIX}.>`;
+/**
+ * Each role's own inbox prefix: JetStream's answers and deliveries to one role (commands, with their payment
+ * proofs, to the host) are on subjects no other role may subscribe to.
+ */
+export const inboxPrefixOf = (role: NatsRole) => `_INBOX_${role}`;
+const INBOX = (role: NatsRole) => `${inboxPrefixOf(role)}.>`;
 const CLIENT_BASICS = [`${API}.INFO`, `${API}.STREAM.INFO.${JOURNAL_STREAM}`];
 
 export const ROLE_PERMISSIONS: Record<NatsRole, Permissions> = {
   /** Gateways and keepers: signed calls and pokes in, answers back. */
   gateway: {
     publish: { allow: [commands('signed'), commands('poke'), `${API}.INFO`] },
-    subscribe: { allow: ['_INBOX.>', REPLIES] },
+    subscribe: { allow: [INBOX('gateway'), REPLIES] },
   },
   /** Actor hosts: the trusted writers. They set up the streams, hold leases, consume commands, append. */
   host: {
     publish: { allow: [`${API}.>`, 'pact.evt.>', `$KV.${LEASE_BUCKET}.>`, `$JS.ACK.${CMD_STREAM}.>`, REPLIES] },
-    subscribe: { allow: ['_INBOX.>'] },
+    subscribe: { allow: [INBOX('host')] },
   },
   /** The payout worker: follows the journal with its own consumer and records what it paid. */
   payouts: {
     publish: { allow: [commands('payouts'), ...CLIENT_BASICS, ...journalConsumerApi(PAYOUT_CONSUMER), `$JS.ACK.${JOURNAL_STREAM}.${PAYOUT_CONSUMER}.>`] },
-    subscribe: { allow: ['_INBOX.>', REPLIES] },
+    subscribe: { allow: [INBOX('payouts'), REPLIES] },
   },
   /** Projectors and auditors: read the journal with consumers of their own, never the payout worker's. */
   reader: {
@@ -48,7 +54,7 @@ export const ROLE_PERMISSIONS: Record<NatsRole, Permissions> = {
       allow: [...CLIENT_BASICS, `${API}.STREAM.MSG.GET.${JOURNAL_STREAM}`, ...journalConsumerApi('*')],
       deny: journalConsumerApi(PAYOUT_CONSUMER),
     },
-    subscribe: { allow: ['_INBOX.>'] },
+    subscribe: { allow: [INBOX('reader')] },
   },
 };
 
@@ -57,6 +63,12 @@ export interface NatsUser {
   password: string;
 }
 export type NatsCredentials = Record<NatsRole, NatsUser>;
+
+/** How a role connects: its user (when the NATS has users) and its own inbox prefix. */
+export const connectOptionsOf = (role: NatsRole, user: NatsUser | undefined) => ({
+  inboxPrefix: inboxPrefixOf(role),
+  ...(user ? { user: user.user, pass: user.password } : {}),
+});
 
 export function generateCredentials(): NatsCredentials {
   const user = (role: NatsRole): NatsUser => ({ user: `pact-${role}`, password: randomBytes(24).toString('base64url') });

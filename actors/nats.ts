@@ -11,7 +11,7 @@ import {
   type JetStreamManager,
 } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
-import { NATS_ROLES, type NatsCredentials, type NatsRole, type NatsUser } from './nats-roles.js';
+import { connectOptionsOf, NATS_ROLES, type NatsCredentials, type NatsRole, type NatsUser } from './nats-roles.js';
 import { CMD_STREAM, JOURNAL_STREAM, LEASE_BUCKET } from './subjects.js';
 
 const NANOS_PER_MS = 1_000_000;
@@ -86,8 +86,7 @@ export async function connectRoles(options: Omit<NatsOptions, 'user'> & { creden
 export const connectionsOf = (roles: RoleConnections): NatsConnection[] => [...new Set(NATS_ROLES.map((role) => roles[role].nc))];
 
 function connectAs(url: string, user: NatsUser | undefined, role: NatsRole): Promise<NatsConnection> {
-  const auth = user ? { user: user.user, pass: user.password } : {};
-  return connect({ servers: serversOf(url), maxReconnectAttempts: -1, name: `pact-${role}`, ...auth });
+  return connect({ servers: serversOf(url), maxReconnectAttempts: -1, name: `pact-${role}`, ...connectOptionsOf(role, user) });
 }
 
 /** A cluster that has just started elects its JetStream leader first; until then, API calls fail. */

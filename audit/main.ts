@@ -4,7 +4,7 @@ import { connect } from '@nats-io/transport-node';
 import { DeliverPolicy, jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { decodeEntry } from '../actors/journal.js';
 import { serversOf } from '../actors/nats.js';
-import { loadCredentials } from '../actors/nats-roles.js';
+import { connectOptionsOf, loadCredentials } from '../actors/nats-roles.js';
 import { JOURNAL_STREAM, JOURNAL_WILDCARD, journalSubject } from '../actors/subjects.js';
 import { JournalAudit } from './journal-audit.js';
 
@@ -44,7 +44,7 @@ async function main(target: string | undefined): Promise<number> {
   }
   const { url, credentialsFile } = natsTarget();
   const reader = credentialsFile && existsSync(credentialsFile) ? loadCredentials(credentialsFile).reader : undefined;
-  const nc = await connect({ servers: serversOf(url), timeout: 5_000, ...(reader ? { user: reader.user, pass: reader.password } : {}) });
+  const nc = await connect({ servers: serversOf(url), timeout: 5_000, ...connectOptionsOf('reader', reader) });
   try {
     const subject = target === '--all' ? JOURNAL_WILDCARD : journalSubject(target);
     const last = await lastSequence(await jetstreamManager(nc), subject);

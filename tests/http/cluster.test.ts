@@ -5,7 +5,7 @@ import { connect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { generateCredentials, type NatsCredentials } from '../../actors/nats-roles.js';
+import { connectOptionsOf, generateCredentials, type NatsCredentials } from '../../actors/nats-roles.js';
 import { JOURNAL_STREAM } from '../../actors/subjects.js';
 import { assertNothingAcknowledgedLost, assertPaidExactlyOnce, finishAll, startTrade, step, type Tracked } from '../support/lifecycle-driver.js';
 import { startNatsCluster, type NatsCluster } from '../support/nats-cluster.js';
@@ -35,7 +35,7 @@ test.after(async ({ root, cluster, stack }) => {
 });
 
 async function journalLeader(cluster: NatsCluster, reader: NatsCredentials['reader']): Promise<string> {
-  const nc = await connect({ servers: cluster.url.split(','), user: reader.user, pass: reader.password });
+  const nc = await connect({ servers: cluster.url.split(','), ...connectOptionsOf('reader', reader) });
   try {
     const info = await (await jetstreamManager(nc)).streams.info(JOURNAL_STREAM);
     assert.is(info.config.num_replicas, 3);

@@ -5,7 +5,7 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { authorizationConfig, generateCredentials, type NatsCredentials, type NatsRole } from '../../actors/nats-roles.js';
+import { authorizationConfig, connectOptionsOf, generateCredentials, type NatsCredentials, type NatsRole } from '../../actors/nats-roles.js';
 import { CMD_STREAM, commandSubject, JOURNAL_STREAM, PAYOUT_CONSUMER } from '../../actors/subjects.js';
 import { startNatsServer, type NatsServerProcess } from '../../runtime/nats-server.js';
 import { runAudit } from '../support/audit.js';
@@ -44,7 +44,7 @@ test.after(async ({ root, server, stack }) => {
 });
 
 const as = (context: Context, role: NatsRole): Promise<NatsConnection> =>
-  connect({ servers: context.server.url, user: context.credentials[role].user, pass: context.credentials[role].password });
+  connect({ servers: context.server.url, ...connectOptionsOf(role, context.credentials[role]) });
 
 /** Resolves to the error a JetStream publish met, or 'published'. */
 async function publishOutcome(nc: NatsConnection, subject: string): Promise<string> {
@@ -108,6 +108,21 @@ test('only the payout worker records payouts; readers cannot touch its consumer 
   } finally {
     await payouts.close();
     await reader.close();
+  }
+});
+
+test('no role can read another role\'s inbox: the reader never sees commands delivered to the host', async (context) => {
+  const reader = await as(context, 'reader');
+  try {
+    const errors: string[] = [];
+    reader.subscribe('_INBOX_host.>', { callback: (error) => void (error && errors.push(String(error))) });
+    reader.subscribe('_INBOX.>', { callback: (error) => void (error && errors.push(String(error))) });
+    await reader.flush();
+    await new Promise((r) => setTimeout(r, 300));
+    assert.is(errors.length, 2, errors.join('; '));
+    assert.ok(errors.every((e) => /permissions violation/i.test(e)), errors.join('; '));
+  } finally {
+    await reader.close().catch(() => undefined);
   }
 });
 
