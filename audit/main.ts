@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { connect } from '@nats-io/transport-node';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { DeliverPolicy, jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { decodeEntry } from '../actors/journal.js';
 import { serversOf } from '../actors/nats.js';
@@ -29,12 +29,34 @@ function natsTarget(): { url: string; credentialsFile?: string } {
 
 /** The stream sequence of the last journal message on `subject` (a wildcard for all), 0 when none. */
 async function lastSequence(jsm: JetStreamManager, subject: string): Promise<number> {
-  if (subject === JOURNAL_WILDCARD) return (await jsm.streams.info(JOURNAL_STREAM)).state.last_seq;
+  if (subject === JOURNAL_WILDCARD) {
+    const { state } = await jsm.streams.info(JOURNAL_STREAM);
+    return state.messages > 0 ? state.last_seq : 0;
+  }
   try {
     return (await jsm.streams.getMessage(JOURNAL_STREAM, { last_by_subj: subject }))?.seq ?? 0;
   } catch {
     return 0;
   }
+}
+
+const IDLE_MS = 10_000;
+
+/**
+ * Feeds `audit` every message on `subject` up to `last` (or until none is pending: the last one may have
+ * been deleted); false when the journal stops answering for IDLE_MS before that.
+ */
+async function readJournal(nc: NatsConnection, subject: string, last: number, audit: JournalAudit): Promise<boolean> {
+  const consumer = await jetstream(nc).consumers.get(JOURNAL_STREAM, { filter_subjects: subject, deliver_policy: DeliverPolicy.All });
+  const messages = await consumer.consume();
+  let idle = setTimeout(() => messages.stop(), IDLE_MS);
+  for await (const message of messages) {
+    clearTimeout(idle);
+    audit.add(message.seq, decodeEntry(message.data, message.subject));
+    if (message.seq >= last || message.info.pending === 0) return true;
+    idle = setTimeout(() => messages.stop(), IDLE_MS);
+  }
+  return false;
 }
 
 async function main(target: string | undefined): Promise<number> {
@@ -53,12 +75,9 @@ async function main(target: string | undefined): Promise<number> {
       return 1;
     }
     const audit = new JournalAudit();
-    if (last > 0) {
-      const consumer = await jetstream(nc).consumers.get(JOURNAL_STREAM, { filter_subjects: subject, deliver_policy: DeliverPolicy.All });
-      for await (const message of await consumer.consume()) {
-        audit.add(message.seq, decodeEntry(message.data, message.subject));
-        if (message.seq >= last) break;
-      }
+    if (last > 0 && !(await readJournal(nc, subject, last, audit))) {
+      console.error(`the journal stopped answering before sequence ${last}; the audit is incomplete`);
+      return 2;
     }
     for (const line of audit.report()) console.log(line);
     return audit.failed ? 1 : 0;
