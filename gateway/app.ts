@@ -1,7 +1,8 @@
 import { isUtf8 } from 'node:buffer';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { wellFormedProblem } from '../protocol/well-formed.js';
-import { installErrorHandling } from './errors.js';
+import { pactError } from '../protocol/errors.js';
+import { installErrorHandling, sendError } from './errors.js';
 import { registerHealth, type HealthDeps } from './health.js';
 import { registerPactRoutes, type PactRouteDeps } from './pact-routes.js';
 import { registerRateLimits } from './rate-limits.js';
@@ -40,6 +41,9 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     connectionTimeout: deps.http.connectionTimeoutMs,
     requestTimeout: deps.http.requestTimeoutMs,
     keepAliveTimeout: deps.http.keepAliveTimeoutMs,
+    // A URL Fastify cannot decode (`/pacts/%zz`) names nothing here: 404 in the one error shape.
+    frameworkErrors: (error, request, reply) =>
+      sendError(reply, error.code === 'FST_ERR_BAD_URL' ? pactError('not_found', `no route ${request.method} ${request.url}`) : pactError('invalid_request', error.message)),
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false } },
   });
   app.removeContentTypeParser('application/json');

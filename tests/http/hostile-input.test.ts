@@ -74,6 +74,12 @@ test('a groupId holding the read model\'s index separator is 400', async ({ stac
   assert.is((await stack.client.list({ groupId: 'G!0' })).status, 400);
 });
 
+test('a URL that cannot be decoded is 404 in the one error shape', async ({ stack }) => {
+  const response = await fetch(`${stack.url}/pacts/%zz`);
+  assert.is(response.status, 404);
+  assert.is((await response.json()).error, 'not_found');
+});
+
 test('deep nesting is 400, never 500', async ({ stack }) => {
   const { seller, buyer } = newParties();
   let deep: unknown = 'bottom';
