@@ -98,12 +98,13 @@ export class ActorHost {
    * Runs one command and answers it. A command that fails (the journal did not take the entry, say) is
    * answered 503 and not retried: the caller was told the outcome is unknown and reads the pact.
    * Anything on NATS may have been published by anyone allowed to: a message that is not a command for a
-   * pact of this partition, or names a reply subject outside the command buses' inboxes, is dropped.
+   * pact of its subject's partition, or names a reply subject outside the command buses' inboxes, is
+   * dropped (so no host runs an actor for a pact of a partition another host holds).
    */
   private dispatch(message: JsMsg): void {
     const kind = kindOfSubject(message.subject);
     const command = kind && parseCommand(message.data);
-    if (!kind || !command) {
+    if (!kind || !command || partitionOfSubject(message.subject) !== partitionOf(command.pactId, this.options.partitions)) {
       message.term();
       return;
     }
@@ -179,6 +180,9 @@ function admitSafely(message: CommandMessage, kind: CommandKind, now: number): A
 
 const PACT_ID = /^p_[0-9a-f]{32}$/;
 const REPLY_SUBJECT = new RegExp(`^${REPLY_PREFIX}\\.[A-Za-z0-9]+\\.[0-9a-f-]{36}$`);
+
+/** The partition a command subject `pact.cmd.<partition>.<kind>` names. */
+const partitionOfSubject = (subject: string) => Number(subject.split('.')[2]);
 
 /** A command message of the right outer shape; its content is the actor's to admit. */
 function parseCommand(data: Uint8Array): CommandMessage | undefined {

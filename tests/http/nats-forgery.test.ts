@@ -115,6 +115,19 @@ test('a host answers only on command inboxes, never into the journal', async (co
   assert.is(await journalEnd(context), end);
 });
 
+test('a command on another partition\'s subject is dropped, never run by a host that does not own it', async (context) => {
+  const { stack } = context;
+  const { id } = await activePact(stack);
+  const wrong = (partitionOf(id, PARTITIONS) + 1) % PARTITIONS;
+  const replyTo = `${REPLY_PREFIX}.attacker.${randomUUID()}`;
+  const answers = context.nc.subscribe(replyTo, { max: 1 });
+  await context.js.publish(commandSubject(wrong, 'poke'), JSON.stringify({ id: randomUUID(), pactId: id, command: { type: 'poke' }, replyTo }));
+  assert.ok((await forge(context, id, 'poke', { type: 'poke' })).ok, 'a command after it is answered');
+  await new Promise((r) => setTimeout(r, 200));
+  assert.is(answers.getProcessed(), 0, 'the misrouted one never was');
+  answers.unsubscribe();
+});
+
 test('a correctly signed call published on NATS is applied like one sent over HTTP', async (context) => {
   const { stack } = context;
   const { seller, buyer, id } = await activePact(stack);
