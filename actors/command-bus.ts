@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createInbox, type Subscription } from '@nats-io/transport-node';
 import { pactError } from '../protocol/errors.js';
 import type { Nats } from './nats.js';
+import type { CommandSender } from './command-sender.js';
 import type { CommandMessage, CommandReply, HostCommand } from './messages.js';
 import { commandKindOf, commandSubject, partitionOf, REPLY_PREFIX } from './subjects.js';
 
@@ -14,7 +15,7 @@ const decoder = new TextDecoder();
  * Sends commands into PACT_CMD and waits for the owning host's answer on a private inbox.
  * A publish that fails is retried with the same Nats-Msg-Id, so JetStream keeps one copy.
  */
-export class CommandBus {
+export class CommandBus implements CommandSender {
   private readonly waiters = new Map<string, Waiter>();
   private readonly inbox = createInbox(REPLY_PREFIX);
   private readonly subscription: Subscription;

@@ -59,6 +59,11 @@ export class ActorHost {
     await this.passivateIdle(-Infinity);
   }
 
+  /** Whether this host follows `partition` now (holds its lease and consumes its commands). */
+  holds(partition: number): boolean {
+    return this.consumers.has(partition);
+  }
+
   get liveActors(): number {
     return this.live.size;
   }

@@ -1,7 +1,7 @@
 import { currentDeadline } from '../machines/pact/rules.js';
 import type { Pact } from '../machines/pact/types.js';
 import type { Clock } from '../runtime/clock.js';
-import type { CommandBus } from './command-bus.js';
+import type { CommandSender } from './command-sender.js';
 
 const MAX_TIMER_MS = 3_600_000; // Node fires timers above 2^31-1 ms at once: re-arm at most hourly
 const CONCURRENCY = 32;
@@ -20,7 +20,7 @@ export class Keeper {
   private stopped = false;
 
   constructor(
-    private readonly bus: CommandBus,
+    private readonly bus: CommandSender,
     private readonly clock: Clock,
   ) {}
 

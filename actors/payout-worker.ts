@@ -1,7 +1,7 @@
 import type { ConsumerMessages, JsMsg } from '@nats-io/jetstream';
 import type { Pact, Payout } from '../machines/pact/types.js';
 import type { PayoutPurpose, Rail } from '../rails/rail.js';
-import type { CommandBus } from './command-bus.js';
+import type { CommandSender } from './command-sender.js';
 import { decodeEntry, type PlannedPayouts } from './journal.js';
 import type { PaidPayout } from './messages.js';
 import { ensureDurableConsumer, PULL, type Nats } from './nats.js';
@@ -40,7 +40,7 @@ export class PayoutWorker {
   constructor(
     private readonly nats: Nats,
     private readonly rails: ReadonlyMap<string, Rail>,
-    private readonly bus: CommandBus,
+    private readonly bus: CommandSender,
     private readonly recordAt: RecordAt,
   ) {}
 

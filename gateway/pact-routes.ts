@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { createdPactId, storedFormProblem } from '../actors/admission.js';
-import type { CommandBus } from '../actors/command-bus.js';
+import type { CommandSender } from '../actors/command-sender.js';
 import type { CommandReply, HostCommand } from '../actors/messages.js';
 import type { PactSpec } from '../machines/pact/spec.js';
 import type { PactState, VerdictBody } from '../machines/pact/types.js';
@@ -15,7 +15,7 @@ import { scopeProblem } from './signed-call.js';
 
 export interface PactRouteDeps {
   rateLimits: RateLimits;
-  bus: CommandBus;
+  bus: CommandSender;
   readModel: ReadModel;
   projector: Projector;
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CommandBus } from '../actors/command-bus.js';
+import { LocalFirstSender } from '../actors/command-sender.js';
 import { ActorHost } from '../actors/host.js';
 import { Journal } from '../actors/journal.js';
 import { Keeper } from '../actors/keeper.js';
@@ -87,7 +88,7 @@ async function startRoles(config: Config, natsServer: NatsEndpoint): Promise<Pac
   const mockRail = await MockRail.open(mockLevel, config.mockDefaultBalance);
   const rails = new Map<string, Rail>([['mock', mockRail]]);
 
-  const bus = new CommandBus(nats.gateway, config.partitions, config.commandTimeoutMs);
+  const remoteBus = new CommandBus(nats.gateway, config.partitions, config.commandTimeoutMs);
   const journal = new Journal(nats.host.js, nats.host.jsm);
   const nodeId = stableNodeId(config.dataDir);
   const host = new ActorHost(nats.host, { journal, snapshots: new SnapshotStore(level), rails, policy }, clock, {
@@ -100,6 +101,7 @@ async function startRoles(config: Config, natsServer: NatsEndpoint): Promise<Pac
 
   const readModel = new ReadModel(level);
   const projector = new Projector(nats.reader, readModel, nodeId);
+  const bus = new LocalFirstSender(host, remoteBus, config.partitions, config.commandTimeoutMs);
   const keeper = new Keeper(bus, clock);
   projector.onEntry((pact) => keeper.track(pact));
   await projector.start();
@@ -110,7 +112,8 @@ async function startRoles(config: Config, natsServer: NatsEndpoint): Promise<Pac
     await projector.reached(seq, 5_000);
     return projector.reachedSeq >= seq ? { pact: await readModel.get(pactId) } : 'behind';
   };
-  const payoutWorker = new PayoutWorker(nats.payouts, rails, payoutBus, recordAt);
+  const payoutSender = new LocalFirstSender(host, payoutBus, config.partitions, config.commandTimeoutMs);
+  const payoutWorker = new PayoutWorker(nats.payouts, rails, payoutSender, recordAt);
   await payoutWorker.start();
   const reconciler = new Reconciler(rails, (pactId) => readModel.get(pactId));
   await reconciler.run();
@@ -134,7 +137,7 @@ async function startRoles(config: Config, natsServer: NatsEndpoint): Promise<Pac
       await payoutWorker.stop();
       await projector.stop();
       await host.stop();
-      bus.close();
+      remoteBus.close();
       payoutBus.close();
       for (const connection of connectionsOf(nats)) await connection.drain();
       await level.close();
