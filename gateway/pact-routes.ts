@@ -89,8 +89,9 @@ function registerSignedRoute(app: FastifyInstance, route: { path: string; action
 
 function registerReads(app: FastifyInstance, readModel: ReadModel, listLimit: Limit): void {
   app.get<{ Params: Params }>('/pacts/:id', async (request, reply) => {
-    const pact = PACT_ID.test(request.params.id) ? await readModel.get(request.params.id) : undefined;
-    return pact ? { pact } : sendError(reply, unknownPact(request.params.id));
+    const stored = PACT_ID.test(request.params.id) ? await readModel.getText(request.params.id) : undefined;
+    if (stored === undefined) return sendError(reply, unknownPact(request.params.id));
+    return reply.type('application/json; charset=utf-8').send(`{"pact":${stored}}`); // sent as stored, never parsed
   });
 
   app.get<{ Querystring: Record<string, string | undefined> }>('/pacts', { ...listLimit, schema: { querystring: listQuery } }, async (request, reply) => {

@@ -86,6 +86,8 @@ function indexKeys(pact: PactSummary): string[] {
  */
 export class ReadModel {
   private readonly pacts;
+  /** The same records as stored text: what `GET /pacts/:id` sends without parsing it. */
+  private readonly pactTexts;
   private readonly summaries;
   private readonly index;
   private readonly meta;
@@ -94,6 +96,7 @@ export class ReadModel {
 
   constructor(private readonly level: JsonLevel) {
     this.pacts = level.sublevel<string, Pact>('pacts', { valueEncoding: 'json' });
+    this.pactTexts = level.sublevel<string, string>('pacts', { valueEncoding: 'utf8' });
     this.summaries = level.sublevel<string, PactSummary>('summaries', { valueEncoding: 'json' });
     this.index = level.sublevel<string, string>('index', { valueEncoding: 'utf8' });
     this.meta = level.sublevel<string, unknown>('meta', { valueEncoding: 'json' });
@@ -101,6 +104,11 @@ export class ReadModel {
 
   get(id: string): Promise<Pact | undefined> {
     return this.pacts.get(id);
+  }
+
+  /** The stored JSON text of the pact's record, unparsed. */
+  getText(id: string): Promise<string | undefined> {
+    return this.pactTexts.get(id);
   }
 
   async checkpoint(): Promise<number> {
