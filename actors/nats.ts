@@ -4,11 +4,14 @@ import {
   DeliverPolicy,
   DiscardPolicy,
   jetstream,
+  JetStreamApiCodes,
+  JetStreamApiError,
   jetstreamManager,
   RetentionPolicy,
   StorageType,
   type JetStreamClient,
   type JetStreamManager,
+  type StreamInfo,
 } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
 import { connectOptionsOf, NATS_ROLES, type NatsCredentials, type NatsRole, type NatsUser } from './nats-roles.js';
@@ -40,6 +43,11 @@ export interface NatsOptions {
   leaseTtlMs?: number;
   /** The NATS user to connect as; none on a server that needs no credentials. */
   user?: NatsUser;
+  /**
+   * Decides whether this node may use the journal it finds (its creation time; undefined: none yet) before
+   * anything on NATS is created or changed. Throws to refuse.
+   */
+  admitJournal?: (created: string | undefined) => Promise<void>;
 }
 
 /**
@@ -55,13 +63,11 @@ export const serversOf = (url: string): string[] => url.split(',').map((s) => s.
 export async function connectNats(options: NatsOptions): Promise<HostNats> {
   const nc = await connectAs(options.url, options.user, 'host');
   const replicas = options.replicas ?? 1;
-  const jsm = await untilJetStreamAnswers(async () => {
-    const manager = await jetstreamManager(nc);
-    await ensureStreams(manager, replicas, options.journalMaxBytes ?? DEFAULT_JOURNAL_MAX_BYTES);
-    return manager;
-  });
+  const jsm = await untilJetStreamAnswers(() => jetstreamManager(nc));
+  await options.admitJournal?.(await untilJetStreamAnswers(() => journalCreated(jsm)));
+  await untilJetStreamAnswers(() => ensureStreams(jsm, replicas, options.journalMaxBytes ?? DEFAULT_JOURNAL_MAX_BYTES));
   const leases = await new Kvm(nc).create(LEASE_BUCKET, { ttl: options.leaseTtlMs ?? 15_000, replicas, history: 1 });
-  await ensureReplicas(jsm, `KV_${LEASE_BUCKET}`, replicas); // create() leaves an existing bucket as it was
+  await untilJetStreamAnswers(() => ensureReplicas(jsm, `KV_${LEASE_BUCKET}`, replicas)); // create() leaves an existing bucket as it was
   return { nc, js: jetstream(nc), jsm, leases };
 }
 
@@ -96,7 +102,7 @@ async function untilJetStreamAnswers<T>(work: () => Promise<T>, timeoutMs = 30_0
     try {
       return await work();
     } catch (error) {
-      if (error instanceof StreamLimitTooLow || Date.now() > deadline) throw error;
+      if (error instanceof StreamSetupRefused || Date.now() > deadline) throw error;
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
   }
@@ -133,34 +139,59 @@ async function ensureStreams(jsm: JetStreamManager, replicas: number, journalMax
 
 type StreamSettings = Parameters<JetStreamManager['streams']['add']>[0] & { name: string };
 
+/** When PACT_JOURNAL was created, which names the journal (`runtime/journal-identity.ts`); undefined when there is none. */
+export async function journalCreated(jsm: JetStreamManager): Promise<string | undefined> {
+  return (await streamInfo(jsm, JOURNAL_STREAM))?.created;
+}
+
+async function streamInfo(jsm: JetStreamManager, name: string): Promise<StreamInfo | undefined> {
+  try {
+    return await jsm.streams.info(name);
+  } catch (error) {
+    if (error instanceof JetStreamApiError && error.code === JetStreamApiCodes.StreamNotFound) return undefined;
+    throw error;
+  }
+}
+
 /**
  * Creates the stream, or brings an existing one to the configured replicas, byte limit and discard policy
  * (an operator who changes PACT_REPLICAS or PACT_JOURNAL_MAX_BYTES gets them at the next start).
  */
 async function ensureStream(jsm: JetStreamManager, settings: StreamSettings): Promise<void> {
-  let config;
-  try {
-    config = (await jsm.streams.info(settings.name)).config;
-  } catch {
+  const info = await streamInfo(jsm, settings.name);
+  if (!info) {
     await jsm.streams.add(settings);
     return;
   }
   const { num_replicas, max_bytes, discard, max_age } = settings;
   const wanted = { num_replicas, max_bytes, discard, ...(max_age !== undefined ? { max_age } : {}) };
-  if (Object.entries(wanted).every(([key, value]) => config[key as keyof typeof config] === value)) return;
-  if (max_bytes !== undefined && config.max_bytes > 0 && max_bytes < config.max_bytes) {
-    const held = (await jsm.streams.info(settings.name)).state.bytes;
-    // Below what the stream holds, nats-server would trim its oldest messages: the journal's first entries.
-    if (max_bytes < held) throw new StreamLimitTooLow(`${settings.name} holds ${held} bytes; a limit of ${max_bytes} would drop its oldest entries. Keep the limit at ${held} bytes or more.`);
-  }
-  await jsm.streams.update(settings.name, { ...config, ...wanted });
+  if (Object.entries(wanted).every(([key, value]) => info.config[key as keyof typeof info.config] === value)) return;
+  refuseUnsafe(info, num_replicas ?? 1, max_bytes);
+  await jsm.streams.update(settings.name, { ...info.config, ...wanted });
 }
 
-export class StreamLimitTooLow extends Error {}
+/** A start that must not go on: nats-server 2.9.10 would lose data to apply the settings, or only pretend to. */
+export class StreamSetupRefused extends Error {}
+
+function refuseUnsafe(info: StreamInfo, replicas: number, maxBytes: number | undefined): void {
+  const { name } = info.config;
+  // On a single server, 2.9.10 takes an update to more replicas and reports them, with one copy still.
+  if (replicas > 1 && !info.cluster) {
+    throw new StreamSetupRefused(`PACT_REPLICAS=${replicas} needs a NATS cluster, but ${name} is on a single nats-server: set PACT_REPLICAS=1 or use a cluster.`);
+  }
+  // Below what the stream holds, 2.9.10 trims its oldest messages whatever the discard policy, a stream
+  // that had no limit before included: the journal's first entries.
+  const held = info.state.bytes;
+  if (maxBytes !== undefined && maxBytes < held) {
+    throw new StreamSetupRefused(`${name} holds ${held} bytes; a limit of ${maxBytes} would drop its oldest entries. Keep the limit at ${held} bytes or more.`);
+  }
+}
 
 async function ensureReplicas(jsm: JetStreamManager, stream: string, replicas: number): Promise<void> {
-  const { config } = await jsm.streams.info(stream);
-  if (config.num_replicas !== replicas) await jsm.streams.update(stream, { ...config, num_replicas: replicas });
+  const info = await jsm.streams.info(stream);
+  if (info.config.num_replicas === replicas) return;
+  refuseUnsafe(info, replicas, undefined);
+  await jsm.streams.update(stream, { ...info.config, num_replicas: replicas });
 }
 
 /**

@@ -6,7 +6,7 @@ import { LocalFirstSender } from '../actors/command-sender.js';
 import { ActorHost } from '../actors/host.js';
 import { Journal } from '../actors/journal.js';
 import { Keeper } from '../actors/keeper.js';
-import { connectionsOf, connectRoles } from '../actors/nats.js';
+import { connectionsOf, connectRoles, journalCreated } from '../actors/nats.js';
 import { PayoutWorker, type RecordAt } from '../actors/payout-worker.js';
 import { Reconciler } from '../actors/reconciler.js';
 import { SnapshotStore } from '../actors/snapshots.js';
@@ -21,7 +21,7 @@ import { openLevel } from '../storage/level.js';
 import { ManualOffsetClock } from './clock.js';
 import type { Config } from './config.js';
 import { loadKey, loadOrCreateKey } from './keys.js';
-import { checkJournalIdentity } from './journal-identity.js';
+import { admitJournal, adoptJournal } from './journal-identity.js';
 import { natsEndpoint, type NatsEndpoint } from './nats-endpoint.js';
 
 const VERSION = '0.1.0';
@@ -76,14 +76,15 @@ async function startRoles(config: Config, natsServer: NatsEndpoint): Promise<Pac
   const clock = new ManualOffsetClock(config.testHooks ? join(config.dataDir, 'clock-offset') : undefined);
   const { policy, serverParty } = serverPolicy(config);
 
+  const level = await openLevel(join(config.dataDir, 'leveldb'));
   const nats = await connectRoles({
     url: natsServer.url,
     replicas: config.replicas,
     journalMaxBytes: config.journalMaxBytes,
     credentials: natsServer.credentials,
+    admitJournal: (created) => admitJournal(level, created, natsServer.description),
   });
-  const level = await openLevel(join(config.dataDir, 'leveldb'));
-  await checkJournalIdentity(nats.host.jsm, level, natsServer.description);
+  await adoptJournal(level, (await journalCreated(nats.host.jsm))!);
   const mockLevel = await openLevel(join(config.dataDir, 'mock-rail'));
   const mockRail = await MockRail.open(mockLevel, config.mockDefaultBalance);
   const rails = new Map<string, Rail>([['mock', mockRail]]);
