@@ -53,13 +53,16 @@ function shapeProblem(validate: ValidateFunction, value: unknown, what: string):
   return { error: pactError('invalid_request', `${what}${first?.instancePath ?? ''} ${first?.message ?? 'is invalid'}`, { field: what }) };
 }
 
-/** A call the pact could not keep: JSON that cannot be signed (400), or a part larger than its limit (413). */
-export function storedFormProblem(action: string, body: unknown, call: unknown): PactError | undefined {
-  const unsignable = wellFormedProblem(body);
-  if (unsignable) return pactError('invalid_request', unsignable);
+/** A part of the call larger than the pact may keep: 413. */
+export function oversizeProblem(action: string, call: unknown): PactError | undefined {
   const oversized = oversizedPart(action, call);
-  if (oversized) return pactError('too_large', `${oversized.field} is larger than ${oversized.limit} bytes`, oversized);
-  return undefined;
+  return oversized ? pactError('too_large', `${oversized.field} is larger than ${oversized.limit} bytes`, oversized) : undefined;
+}
+
+/** JSON that cannot be signed (400); what the gateway's body parser refuses, checked again for NATS. */
+function unsignableProblem(value: unknown): PactError | undefined {
+  const problem = wellFormedProblem(value);
+  return problem ? pactError('invalid_request', problem) : undefined;
 }
 
 function admitSignedCall(pactId: string, envelope: SignedCall, payment: string | undefined, now: number): Admission {
@@ -68,7 +71,7 @@ function admitSignedCall(pactId: string, envelope: SignedCall, payment: string |
   if (!validate) return { error: pactError('invalid_signature', `the call is signed for ${String(action)}, not for a pact route`) };
   const malformed = shapeProblem(validate, envelope, 'body');
   if (malformed) return malformed;
-  const unstorable = storedFormProblem(action, envelope, envelope.call);
+  const unstorable = unsignableProblem(envelope) ?? oversizeProblem(action, envelope.call);
   if (unstorable) return { error: unstorable };
   const expectedId = action === 'pacts.create' ? createdPactId(envelope) : envelope.pactId;
   if (expectedId !== pactId) return { error: pactError('invalid_signature', `the call is signed for pact "${envelope.pactId}"`) };
@@ -110,8 +113,8 @@ const BUILDERS: Record<PactAction, Builder> = {
 function admitVerdict(pactId: string, verdict: VerdictBody): Admission {
   const malformed = shapeProblem(verdictValidator, verdict, 'body');
   if (malformed) return malformed;
-  const unsignable = wellFormedProblem(verdict);
-  if (unsignable) return { error: pactError('invalid_request', unsignable) };
+  const unsignable = unsignableProblem(verdict);
+  if (unsignable) return { error: unsignable };
   if (verdict.pactId !== pactId) return { error: pactError('invalid_signature', `the verdict is signed for pact "${verdict.pactId}"`) };
   if (!verifySignature(verdict.signer, signedPart(verdict), verdict.sig)) {
     return { error: pactError('invalid_signature', 'the verdict signature does not verify') };

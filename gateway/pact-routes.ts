@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { createdPactId, storedFormProblem } from '../actors/admission.js';
+import { createdPactId, oversizeProblem } from '../actors/admission.js';
 import type { CommandSender } from '../actors/command-sender.js';
 import type { CommandReply, HostCommand } from '../actors/messages.js';
 import type { PactSpec } from '../machines/pact/spec.js';
@@ -110,9 +110,12 @@ function registerReads(app: FastifyInstance, readModel: ReadModel, listLimit: Li
 
 const unknownPact = (id: string) => pactError('not_found', `no pact ${id}`);
 
-/** After the schema: a call larger than the pact may keep is 413, before any signature is checked. */
+/**
+ * After the schema: a call larger than the pact may keep is 413, before any signature is checked. (The body
+ * parser has refused what cannot be signed.)
+ */
 async function storable(request: FastifyRequest<{ Body: SignedCall<unknown> }>, reply: FastifyReply) {
-  const refused = storedFormProblem(request.body.action, request.body, request.body.call);
+  const refused = oversizeProblem(request.body.action, request.body.call);
   if (refused) return sendError(reply, refused);
 }
 
