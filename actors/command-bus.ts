@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createInbox, type Subscription } from '@nats-io/transport-node';
 import { pactError } from '../protocol/errors.js';
 import type { Nats } from './nats.js';
-import type { CommandSender } from './command-sender.js';
+import { noAnswerInTime, type CommandSender } from './command-sender.js';
 import type { CommandMessage, CommandReply, HostCommand } from './messages.js';
 import { commandKindOf, commandSubject, partitionOf, REPLY_PREFIX } from './subjects.js';
 
@@ -39,10 +39,7 @@ export class CommandBus implements CommandSender {
     const id = randomUUID();
     const message: CommandMessage = { id, pactId, command, replyTo: `${this.inbox}.${id}` };
     const reply = new Promise<CommandReply>((resolve) => {
-      const timer = setTimeout(
-        () => this.settle(id, { ok: false, error: pactError('unavailable', 'no answer from the pact’s host in time; the outcome is unknown, read the pact and retry') }),
-        this.timeoutMs,
-      );
+      const timer = setTimeout(() => this.settle(id, noAnswerInTime()), this.timeoutMs);
       this.waiters.set(id, { resolve, timer });
     });
     try {

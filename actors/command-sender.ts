@@ -4,6 +4,12 @@ import type { ActorHost } from './host.js';
 import type { CommandReply, HostCommand } from './messages.js';
 import { commandKindOf, partitionOf } from './subjects.js';
 
+/** The answer to a command its host did not answer in time, whichever way it went. */
+export const noAnswerInTime = (): CommandReply => ({
+  ok: false,
+  error: pactError('unavailable', 'no answer from the pact’s host in time; the outcome is unknown, read the pact and retry'),
+});
+
 /** Whatever takes a command to its pact's host and brings back the answer. */
 export interface CommandSender {
   send(pactId: string, command: HostCommand): Promise<CommandReply>;
@@ -28,10 +34,7 @@ export class LocalFirstSender implements CommandSender {
     const answer = this.host.run({ id: randomUUID(), pactId, command }, commandKindOf(command));
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<CommandReply>((resolve) => {
-      timer = setTimeout(
-        () => resolve({ ok: false, error: pactError('unavailable', 'no answer from the pact’s host in time; the outcome is unknown, read the pact and retry') }),
-        this.timeoutMs,
-      );
+      timer = setTimeout(() => resolve(noAnswerInTime()), this.timeoutMs);
     });
     return Promise.race([answer, late]).finally(() => clearTimeout(timer));
   }
