@@ -44,20 +44,31 @@ async function gone(pid: number, withinMs = 10_000): Promise<boolean> {
   return !alive(pid);
 }
 
+/** Which private nats-server `running` says it uses, and whether it started or reused it; the test reaps it. */
+async function privateNatsOf(running: ServiceProcess): Promise<{ how: string; pid: number }> {
+  const [, how, pid] = await running.waitFor(PRIVATE_NATS);
+  reapOnExit(Number(pid));
+  return { how: how!, pid: Number(pid) };
+}
+
+/** Sends `signal` to `running`, waits for it to end, and checks its private nats-server `pid` went too. */
+async function assertStopsWithNats(running: ServiceProcess, pid: number, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+  running.child.kill(signal);
+  await running.exited;
+  assert.ok(await gone(pid), `nats-server ${pid} still runs:\n${running.output}`);
+  forget(pid);
+}
+
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   test(`${signal} to npm start stops the service and its private nats-server`, async () => {
     await withDataDir(async (dir) => {
       const npm = npmStart(dir);
-      const [, how, pid] = await npm.waitFor(PRIVATE_NATS);
+      const { how, pid } = await privateNatsOf(npm);
       const [, url] = await npm.waitFor(LISTENING);
       assert.is(how, 'started');
-      reapOnExit(Number(pid));
       assert.ok(await answers(url!));
-      npm.child.kill(signal);
-      await npm.exited;
-      assert.ok(await gone(Number(pid)), `nats-server ${pid} still runs:\n${npm.output}`);
+      await assertStopsWithNats(npm, pid, signal);
       assert.not.ok(await answers(url!), 'the service still answers');
-      forget(Number(pid));
     });
   });
 }
@@ -65,20 +76,16 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
 test('a private nats-server left by a killed run is reused, and stopped with the service that reused it', async () => {
   await withDataDir(async (dir) => {
     const first = service(dir);
-    const [, , pid] = await first.waitFor(PRIVATE_NATS);
-    reapOnExit(Number(pid));
+    const { pid } = await privateNatsOf(first);
     await first.waitFor(LISTENING);
     first.child.kill('SIGKILL');
     await first.exited;
-    assert.ok(alive(Number(pid)), 'the private server outlived the killed run');
+    assert.ok(alive(pid), 'the private server outlived the killed run');
     const second = service(dir);
-    const [, how, reusedPid] = await second.waitFor(PRIVATE_NATS);
+    const reused = await privateNatsOf(second);
     await second.waitFor(LISTENING);
-    assert.equal([how, reusedPid], ['reused', pid]);
-    second.child.kill('SIGTERM');
-    await second.exited;
-    assert.ok(await gone(Number(pid)), `nats-server ${pid} still runs:\n${second.output}`);
-    forget(Number(pid));
+    assert.equal(reused, { how: 'reused', pid });
+    await assertStopsWithNats(second, pid);
   });
 });
 
@@ -86,14 +93,10 @@ test('a recorded pid that is no longer our nats-server is not trusted', async ()
   await withDataDir(async (dir) => {
     writeFileSync(join(dir, 'nats-server.json'), JSON.stringify({ url: 'nats://127.0.0.1:1', pid: process.pid }));
     const started = service(dir);
-    const [, how, pid] = await started.waitFor(PRIVATE_NATS);
-    reapOnExit(Number(pid));
+    const { how, pid } = await privateNatsOf(started);
     assert.is(how, 'started');
     await started.waitFor(LISTENING);
-    started.child.kill('SIGTERM');
-    await started.exited;
-    assert.ok(await gone(Number(pid)));
-    forget(Number(pid));
+    await assertStopsWithNats(started, pid);
   });
 });
 
@@ -103,15 +106,11 @@ test('a private nats-server that takes clients without a user (an older run\'s) 
     reapOnExit(open.pid);
     writeFileSync(join(dir, 'nats-server.json'), JSON.stringify({ url: open.url, pid: open.pid }));
     const started = service(dir);
-    const [, how, pid] = await started.waitFor(PRIVATE_NATS);
-    reapOnExit(Number(pid));
+    const { how, pid } = await privateNatsOf(started);
     assert.is(how, 'started');
     assert.ok(await gone(open.pid), 'the open server was stopped');
     forget(open.pid);
-    started.child.kill('SIGTERM');
-    await started.exited;
-    assert.ok(await gone(Number(pid)));
-    forget(Number(pid));
+    await assertStopsWithNats(started, pid);
   });
 });
 
