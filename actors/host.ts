@@ -6,12 +6,12 @@ import { Leases } from './leases.js';
 import { admit, type Admission } from './admission.js';
 import type { AdmittedRequest, CommandMessage, CommandReply } from './messages.js';
 import { PactActor, type ActorDeps } from './pact-actor.js';
-import { CMD_STREAM, kindOfSubject, partitionCommands, partitionConsumer, partitionOf, REPLY_PREFIX, type CommandKind } from './subjects.js';
+import { CMD_STREAM, JOURNAL_STREAM, kindOfSubject, partitionCommands, partitionConsumer, partitionOf, REPLY_PREFIX, type CommandKind } from './subjects.js';
 
 export interface HostOptions {
   hostId: string;
   partitions: number;
-  /** Actors idle this long are passivated: snapshotted and dropped from memory. */
+  /** Actors idle this long are passivated: dropped from memory (their record is the node's read model). */
   idleMs: number;
   /** Past this many live actors, every idle one is passivated. */
   maxActors: number;
@@ -34,6 +34,8 @@ const decoder = new TextDecoder();
 export class ActorHost {
   private readonly live = new Map<string, Live>();
   private readonly consumers = new Map<number, ConsumerMessages>();
+  /** The journal's last sequence when this host took each partition it holds. */
+  private readonly takenAt = new Map<number, number>();
   private readonly leases: Leases;
   private sweeper: NodeJS.Timeout | undefined;
 
@@ -48,7 +50,7 @@ export class ActorHost {
 
   async start(): Promise<void> {
     await this.leases.start(5_000);
-    this.sweeper = setInterval(() => void this.passivateIdle(), 10_000);
+    this.sweeper = setInterval(() => this.passivateIdle(), 10_000);
   }
 
   async stop(): Promise<void> {
@@ -56,12 +58,21 @@ export class ActorHost {
     this.leases.stop();
     await Promise.all([...this.consumers.values()].map((c) => c.close()));
     await Promise.allSettled([...this.live.values()].map((l) => l.queue));
-    await this.passivateIdle(-Infinity);
+    this.live.clear();
   }
 
   /** Whether this host follows `partition` now (holds its lease and consumes its commands). */
   holds(partition: number): boolean {
     return this.consumers.has(partition);
+  }
+
+  /**
+   * The journal position up to which another host may have written pacts of `partition`: past it, only
+   * this host writes them (the lease says so; the journal's compare-and-set catches a host that lost it
+   * and did not notice). Infinity for a partition it does not hold.
+   */
+  heldSince(partition: number): number {
+    return this.takenAt.get(partition) ?? Infinity;
   }
 
   get liveActors(): number {
@@ -74,12 +85,15 @@ export class ActorHost {
       if (owned.has(partition)) continue;
       await messages.close();
       this.consumers.delete(partition);
+      this.takenAt.delete(partition);
       for (const pactId of this.live.keys()) {
         if (partitionOf(pactId, this.options.partitions) === partition) this.live.delete(pactId);
       }
     }
     for (const partition of owned) {
-      if (!this.consumers.has(partition)) this.consumers.set(partition, await this.consume(partition));
+      if (this.consumers.has(partition)) continue;
+      this.takenAt.set(partition, (await this.nats.jsm.streams.info(JOURNAL_STREAM)).state.last_seq);
+      this.consumers.set(partition, await this.consume(partition));
     }
   }
 
@@ -114,7 +128,7 @@ export class ActorHost {
       return;
     }
     void this.run(command, kind).then((reply) => {
-      if (command.replyTo) this.nats.nc.publish(command.replyTo, encoder.encode(JSON.stringify(reply)));
+      if (command.replyTo) this.nats.nc.publish(command.replyTo, encoder.encode(JSON.stringify(withoutText(reply))));
       message.ack();
     });
   }
@@ -142,8 +156,8 @@ export class ActorHost {
     return result.catch((error): CommandReply => {
       console.error(`command ${message.id} on ${message.pactId} failed:`, String(error));
       // The actor may hold what the journal does not: commands queued behind this one, and later ones,
-      // use a fresh actor from snapshot + journal, in the same queue, so there is still one writer.
-      live.actor = PactActor.load(message.pactId, this.deps);
+      // use a fresh actor from the record and the journal, in the same queue, so there is still one writer.
+      live.actor = PactActor.load(message.pactId, this.deps, true);
       live.actor.catch(() => undefined); // a failed load fails the next command, which loads again
       return { ok: false, error: pactError('unavailable', 'the command could not be applied now; read the pact and retry') };
     });
@@ -152,7 +166,7 @@ export class ActorHost {
   private liveActor(pactId: string): Live {
     let live = this.live.get(pactId);
     if (!live) {
-      if (this.live.size >= this.options.maxActors) void this.passivateIdle(0);
+      if (this.live.size >= this.options.maxActors) this.passivateIdle(0);
       const actor = PactActor.load(pactId, this.deps);
       live = { actor, queue: actor.catch(() => undefined), busy: 0, lastUsed: Date.now() };
       this.live.set(pactId, live);
@@ -160,16 +174,12 @@ export class ActorHost {
     return live;
   }
 
-  /** Drops idle actors from memory, storing their snapshots. */
-  private async passivateIdle(idleMs = this.options.idleMs): Promise<void> {
+  /** Drops idle actors from memory; each comes back from its pact's record when next needed. */
+  private passivateIdle(idleMs = this.options.idleMs): void {
     const cutoff = Date.now() - idleMs;
-    const snapshots: Promise<void>[] = [];
     for (const [pactId, live] of this.live) {
-      if (live.busy > 0 || live.lastUsed > cutoff) continue;
-      this.live.delete(pactId);
-      snapshots.push(live.actor.then((actor) => actor.snapshot()).catch((e) => console.error(`snapshot of ${pactId} failed`, e)));
+      if (live.busy === 0 && live.lastUsed <= cutoff) this.live.delete(pactId);
     }
-    await Promise.all(snapshots);
   }
 }
 
@@ -181,6 +191,13 @@ function admitSafely(message: CommandMessage, kind: CommandKind, now: number): A
     console.error(`command ${message.id} could not be admitted:`, String(error));
     return { error: pactError('invalid_request', 'the command could not be read') };
   }
+}
+
+/** A reply as it travels over NATS: the pact's JSON text is for a local gateway only. */
+function withoutText(reply: CommandReply): CommandReply {
+  if (!reply.ok) return reply;
+  const { text: _text, ...travelling } = reply;
+  return travelling;
 }
 
 const PACT_ID = /^p_[0-9a-f]{32}$/;

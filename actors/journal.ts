@@ -57,6 +57,12 @@ export function entryOf(decision: {
   };
 }
 
+/** How many of a pact's latest command ids its record keeps, to answer a redelivered command as done. */
+export const RECENT_COMMANDS = 16;
+
+/** A pact's latest command ids once `commandId` is applied: the actor and the projector keep the same. */
+export const recentAfter = (recent: readonly string[], commandId: string) => [...recent, commandId].slice(-RECENT_COMMANDS);
+
 export interface Positioned<T> {
   seq: number;
   value: T;

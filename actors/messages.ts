@@ -43,5 +43,8 @@ export interface AdmittedRequest {
   envelope?: SignedCall;
 }
 
-/** The host's answer. `seq` is the journal position the reader must reach to see this pact. */
-export type CommandReply = { ok: true; pact: Pact; seq: number } | { ok: false; error: PactError };
+/**
+ * The host's answer. `seq` is the journal position of the pact's newest entry; `text`, the pact's JSON as
+ * the actor serialised it once, comes with a local answer only.
+ */
+export type CommandReply = { ok: true; pact: Pact; seq: number; text?: string } | { ok: false; error: PactError };

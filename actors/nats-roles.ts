@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { CMD_STREAM, JOURNAL_STREAM, LEASE_BUCKET, PAYOUT_CONSUMER, REPLY_PREFIX, type CommandKind } from './subjects.js';
+import { CMD_STREAM, JOURNAL_STREAM, LEASE_BUCKET, REPLY_PREFIX, type CommandKind } from './subjects.js';
 
 /**
  * Who may do what on NATS. Each role connects as its own NATS user, and the server enforces these subject
@@ -11,7 +11,7 @@ export const NATS_ROLES = ['gateway', 'host', 'payouts', 'reader'] as const;
 export type NatsRole = (typeof NATS_ROLES)[number];
 
 export interface Permissions {
-  publish: { allow: string[]; deny?: string[] };
+  publish: { allow: string[] };
   subscribe: { allow: string[] };
 }
 
@@ -43,17 +43,14 @@ export const ROLE_PERMISSIONS: Record<NatsRole, Permissions> = {
     publish: { allow: [`${API}.>`, 'pact.evt.>', `$KV.${LEASE_BUCKET}.>`, `$JS.ACK.${CMD_STREAM}.>`, REPLIES] },
     subscribe: { allow: [INBOX('host')] },
   },
-  /** The payout worker: follows the journal with its own consumer and records what it paid. */
+  /** The payout worker: works from the read model and records what it paid, nothing else. */
   payouts: {
-    publish: { allow: [commands('payouts'), ...CLIENT_BASICS, ...journalConsumerApi(PAYOUT_CONSUMER), `$JS.ACK.${JOURNAL_STREAM}.${PAYOUT_CONSUMER}.>`] },
+    publish: { allow: [commands('payouts'), `${API}.INFO`] },
     subscribe: { allow: [INBOX('payouts'), REPLIES] },
   },
-  /** Projectors and auditors: read the journal with consumers of their own, never the payout worker's. */
+  /** Projectors and auditors: read the journal with consumers of their own. */
   reader: {
-    publish: {
-      allow: [...CLIENT_BASICS, `${API}.STREAM.MSG.GET.${JOURNAL_STREAM}`, ...journalConsumerApi('*')],
-      deny: journalConsumerApi(PAYOUT_CONSUMER),
-    },
+    publish: { allow: [...CLIENT_BASICS, `${API}.STREAM.MSG.GET.${JOURNAL_STREAM}`, ...journalConsumerApi('*')] },
     subscribe: { allow: [INBOX('reader')] },
   },
 };

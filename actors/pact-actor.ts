@@ -7,18 +7,28 @@ import { newPact, type ServerPolicy } from '../machines/pact/spec.js';
 import type { Pact } from '../machines/pact/types.js';
 import { pactError, type PactError } from '../protocol/errors.js';
 import { RailError, type Rail } from '../rails/rail.js';
-import { entryOf, ExpectedSequenceMismatch, type Journal, type JournalEntry, type JournalEvent } from './journal.js';
+import type { Committed } from '../projection/projector.js';
+import type { PactRecord } from '../projection/read-model.js';
+import { entryOf, ExpectedSequenceMismatch, recentAfter, type Journal, type JournalEntry, type JournalEvent } from './journal.js';
 import type { AdmittedCommand, AdmittedRequest, CommandReply, CreateCommand } from './messages.js';
 import { applyEntry } from './replay.js';
-import type { SnapshotStore } from './snapshots.js';
 
-const RECENT_COMMANDS = 32;
-/** Entries an actor may hold beyond its stored snapshot; coming back replays at most this many. */
-const SNAPSHOT_EVERY = 16;
+/**
+ * The node's records of its pacts (its read model): an actor comes back from its pact's record and hands
+ * every entry it appends over at once, so the record is the actor's only copy on disk.
+ */
+export interface ActorRecords {
+  load(pactId: string): Promise<PactRecord | undefined>;
+  /** Whether the pact's record is known to hold every entry the journal has of it. */
+  current(pactId: string): boolean;
+  committed(committed: Committed): void;
+  /** A record read from the journal that the node's records may not hold yet. */
+  recovered(record: PactRecord): void;
+}
 
 export interface ActorDeps {
   journal: Journal;
-  snapshots: SnapshotStore;
+  records: ActorRecords;
   rails: ReadonlyMap<string, Rail>;
   policy: ServerPolicy;
 }
@@ -27,11 +37,16 @@ type Outcome = { event: JournalEvent; next: Pact } | { reply: CommandReply };
 
 /**
  * The single writer of one pact. It decides each command with the pure machine, appends the result to the
- * journal (compare-and-set on the pact's last sequence), and only then answers. The journal is the truth;
- * a snapshot goes to LevelDB every SNAPSHOT_EVERY entries and when the actor is passivated.
+ * journal (compare-and-set on the pact's last sequence), and only then answers. The journal is the truth.
+ *
+ * An actor comes back from the node's record of its pact without asking the journal: an append on a
+ * record that is not the journal's newest fails its compare-and-set, and then the actor reads the journal
+ * and decides again. What no append checks (a refusal, a 402, a repeated command, and a collect, which
+ * moves money before the append) is decided only on a record known to be current: one this actor has
+ * confirmed by appending or reading the journal, or one the node's records vouch for.
  */
 export class PactActor {
-  private unsnapshotted = 0;
+  private text: string | undefined;
 
   private constructor(
     readonly pactId: string,
@@ -39,30 +54,44 @@ export class PactActor {
     private pact: Pact | undefined,
     private seq: number,
     private recentCommands: string[],
+    private confirmed: boolean,
   ) {}
 
-  /** Comes back from the LevelDB snapshot plus the journal tail, or from the journal alone. */
-  static async load(pactId: string, deps: ActorDeps): Promise<PactActor> {
-    const snapshot = await deps.snapshots.get(pactId);
-    const actor = new PactActor(pactId, deps, snapshot?.pact, snapshot?.seq ?? 0, snapshot?.recentCommands ?? []);
-    await actor.catchUp();
+  /**
+   * Comes back from the pact's record; with `fromJournal`, also reads the journal's newer entries (after a
+   * failed append, whose outcome is unknown).
+   */
+  static async load(pactId: string, deps: ActorDeps, fromJournal = false): Promise<PactActor> {
+    const record = await deps.records.load(pactId);
+    const actor = new PactActor(pactId, deps, record?.pact, record?.seq ?? 0, record?.recentCommands ?? [], false);
+    actor.text = record?.text;
+    if (fromJournal) await actor.confirm();
     return actor;
   }
 
   /** Decides an admitted command, appends the entry with its signed call, and only then answers. */
   async handle(request: AdmittedRequest, now: number, retried = false): Promise<CommandReply> {
-    if (this.pact && this.recentCommands.includes(request.id)) return this.success();
+    if (!this.confirmed && !this.deps.records.current(this.pactId) && request.command.type === 'fund') await this.confirm();
+    if (this.pact && this.recentCommands.includes(request.id)) return this.unlessUnconfirmed(request, now, this.success());
     const outcome = await this.decide(request.command, now);
-    if ('reply' in outcome) return outcome.reply;
+    if ('reply' in outcome) return this.unlessUnconfirmed(request, now, outcome.reply);
     const { event, next } = outcome;
+    const entry = entryOf({ commandId: request.id, event, envelope: request.envelope, previous: this.pact, next });
     try {
-      await this.commit(entryOf({ commandId: request.id, event, envelope: request.envelope, previous: this.pact, next }), next);
+      await this.commit(entry, next);
     } catch (error) {
       if (!(error instanceof ExpectedSequenceMismatch) || retried) throw error;
-      await this.catchUp(); // another writer got there first: see what it wrote, then decide again
+      await this.confirm(); // another writer got there first: see what it wrote, then decide again
       return this.handle(request, now, true);
     }
     return this.success();
+  }
+
+  /** `reply`, decided without an append, if the record it was decided on is current; else decides again on the journal's. */
+  private async unlessUnconfirmed(request: AdmittedRequest, now: number, reply: CommandReply): Promise<CommandReply> {
+    if (this.confirmed || this.deps.records.current(this.pactId)) return reply;
+    await this.confirm();
+    return this.handle(request, now);
   }
 
   private async decide(command: AdmittedCommand, now: number): Promise<Outcome> {
@@ -122,36 +151,38 @@ export class PactActor {
     }
   }
 
-  /** Appends the entry, then adopts `next`, the pact the entry leads to. */
+  /** Appends the entry, adopts `next`, the pact it leads to, and hands both to the node's records. */
   private async commit(entry: JournalEntry, next: Pact): Promise<void> {
-    const seq = await this.deps.journal.append(entry, this.seq);
+    const previousSeq = this.seq;
+    const seq = await this.deps.journal.append(entry, previousSeq);
     this.apply(seq, entry, next);
-    if (this.unsnapshotted >= SNAPSHOT_EVERY) await this.snapshot();
-  }
-
-  /** Stores the actor's state so that it comes back without replaying the journal from the start. */
-  async snapshot(): Promise<void> {
-    if (!this.pact || this.unsnapshotted === 0) return;
-    this.unsnapshotted = 0;
-    await this.deps.snapshots.put(this.pactId, { seq: this.seq, pact: this.pact, recentCommands: this.recentCommands });
+    this.confirmed = true;
+    this.deps.records.committed({ entry, previousSeq, record: this.record() });
   }
 
   private apply(seq: number, entry: JournalEntry, next: Pact): void {
-    this.unsnapshotted++;
     this.pact = next;
+    this.text = undefined;
     this.seq = seq;
-    this.recentCommands = [...this.recentCommands, entry.commandId].slice(-RECENT_COMMANDS);
+    this.recentCommands = recentAfter(this.recentCommands, entry.commandId);
   }
 
-  /** Replays journal entries newer than what the actor holds. */
-  private async catchUp(): Promise<void> {
-    for (const { seq, value } of await this.deps.journal.entriesAfter(this.pactId, this.seq)) {
-      this.apply(seq, value, applyEntry(this.pact, value));
-    }
+  /** Reads the journal's entries newer than what the actor holds; the actor is then current. */
+  private async confirm(): Promise<void> {
+    const newer = await this.deps.journal.entriesAfter(this.pactId, this.seq);
+    for (const { seq, value } of newer) this.apply(seq, value, applyEntry(this.pact, value));
+    this.confirmed = true;
+    if (newer.length > 0) this.deps.records.recovered(this.record());
+  }
+
+  private record(): PactRecord {
+    this.text ??= JSON.stringify(this.pact);
+    return { pact: this.pact!, text: this.text, seq: this.seq, recentCommands: this.recentCommands };
   }
 
   private success(): CommandReply {
-    return { ok: true, pact: this.pact!, seq: this.seq };
+    const { pact, text, seq } = this.record();
+    return { ok: true, pact, text, seq };
   }
 }
 

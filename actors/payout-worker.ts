@@ -1,131 +1,125 @@
-import type { ConsumerMessages, JsMsg } from '@nats-io/jetstream';
 import type { Pact, Payout } from '../machines/pact/types.js';
 import type { PayoutPurpose, Rail } from '../rails/rail.js';
 import type { CommandSender } from './command-sender.js';
-import { decodeEntry, type PlannedPayouts } from './journal.js';
 import type { PaidPayout } from './messages.js';
-import { ensureDurableConsumer, PULL, type Nats } from './nats.js';
-import { JOURNAL_STREAM, JOURNAL_WILDCARD, PAYOUT_CONSUMER } from './subjects.js';
 
 const RETRY_DELAY_MS = 2_000;
-const PENDING_REFRESH_MS = 200;
-/** The planned payouts the pact's record holds, on the record's own rail and asset. */
-function payableOf(planned: PlannedPayouts, pact: Pact | undefined): PlannedPayouts {
-  if (!pact) return { ...planned, items: [] };
-  const held = (p: Payout) => pact.payouts.some((q) => q.key === p.key && q.party === p.party && q.kind === p.kind && q.amount === p.amount);
-  return { rail: pact.rail, asset: pact.asset, items: planned.items.filter(held) };
-}
+const SCAN_EVERY_MS = 5_000;
+const CONCURRENCY = 16;
 
 const purposeOf = (payout: Payout): PayoutPurpose => (payout.kind === 'pot' || payout.kind === 'fee' ? 'release' : 'refund');
+const unpaidOf = (pact: Pact) => pact.payouts.filter((p) => p.status !== 'paid');
+
+/** Where the payout worker reads pacts: the node's read model, and whether this node's host holds the pact. */
+export interface PayoutSource {
+  pact(pactId: string): Promise<Pact | undefined>;
+  /** Every pact whose written record has payouts not yet paid. */
+  withUnpaidPayouts(): AsyncIterable<string>;
+  /** Whether this node's host holds the pact's partition: only its payouts are this node's to execute. */
+  mine(pactId: string): boolean;
+}
 
 /**
- * The pact as the read model holds it once it has replayed the journal up to `seq`; `behind` while it has
- * not yet.
- */
-export type RecordAt = (pactId: string, seq: number) => Promise<{ pact: Pact | undefined } | 'behind'>;
-
-/**
- * Executes the payouts each journal entry planned, on the pact's rail, keyed per payout, then records the
- * rail references on the pact. The journal message is acknowledged only after that, so a crash anywhere
- * leads to a retry, and the rail's keys make the retry pay nothing twice.
+ * Executes the payouts a pact's record holds and has not yet paid, on the pact's rail, keyed per payout,
+ * then records the rail references on the pact. It is told of every record with unpaid payouts as the
+ * projector writes it, and scans the read model for them at start and every SCAN_EVERY_MS, so a crash
+ * anywhere, or a rail that failed, leads to another try; the rail's keys make a retry pay nothing twice.
  *
- * It pays only what the pact itself holds: a payout of the entry must be in the pact's record, as the
- * machine replayed it, with the same party, kind and amount. An entry written into the journal by anything
- * but an actor host (the machine refuses it, so the record never has its payouts) pays nothing.
+ * It pays only what the pact's record holds: the journal replayed through the machine. An entry that
+ * plans payouts the machine refuses never reaches a record, so it pays nothing.
  */
 export class PayoutWorker {
-  private messages: ConsumerMessages | undefined;
-  private refresher: NodeJS.Timeout | undefined;
+  private readonly queued = new Set<string>();
+  private readonly working = new Set<string>();
+  private scanner: NodeJS.Timeout | undefined;
+  private scanning: Promise<void> | undefined;
+  private stopped = false;
 
   constructor(
-    private readonly nats: Nats,
     private readonly rails: ReadonlyMap<string, Rail>,
     private readonly bus: CommandSender,
-    private readonly recordAt: RecordAt,
+    private readonly source: PayoutSource,
   ) {}
 
   async start(): Promise<void> {
-    await ensureDurableConsumer(this.nats.jsm, JOURNAL_STREAM, {
-      name: PAYOUT_CONSUMER,
-      filterSubject: JOURNAL_WILDCARD,
-      ackWaitMs: 10_000,
-      maxAckPending: 512,
-    });
-    const consumer = await this.nats.js.consumers.get(JOURNAL_STREAM, PAYOUT_CONSUMER);
-    this.messages = await consumer.consume({ ...PULL, max_messages: 128 });
-    void (async () => {
-      for await (const message of this.messages!) void this.handle(message);
-    })();
-    await this.refreshPending();
-    let refreshing = false;
-    this.refresher = setInterval(() => {
-      if (refreshing) return;
-      refreshing = true;
-      void this.refreshPending().finally(() => (refreshing = false));
-    }, PENDING_REFRESH_MS);
+    await this.scan();
+    this.scanner = setInterval(() => void this.scan(), SCAN_EVERY_MS);
   }
 
-  async stop(): Promise<void> {
-    clearInterval(this.refresher);
-    await this.messages?.close();
+  stop(): void {
+    this.stopped = true;
+    clearInterval(this.scanner);
   }
 
-  /**
-   * Journal entries whose payouts are not yet all executed and recorded, as last asked of NATS (every
-   * PENDING_REFRESH_MS), so that a reader never waits on NATS; `at` says when it was asked.
-   */
+  /** Pacts with payouts waiting to be paid or recorded, known in memory: `at` is always now. */
   get pending(): { count: number; at: number } {
-    return this.lastPending;
+    return { count: this.queued.size + this.working.size, at: Date.now() };
   }
 
-  private lastPending = { count: 0, at: 0 };
+  /** A pact's record was written: pays what it holds unpaid. */
+  notice(pact: Pact): void {
+    if (unpaidOf(pact).length > 0 && this.source.mine(pact.id)) this.enqueue(pact.id);
+  }
 
-  private async refreshPending(): Promise<void> {
-    try {
-      const info = await this.nats.jsm.consumers.info(JOURNAL_STREAM, PAYOUT_CONSUMER);
-      this.lastPending = { count: info.num_pending + info.num_ack_pending, at: Date.now() };
-    } catch {
-      // NATS is away: keep the last figure, its `at` shows its age
+  private scan(): Promise<void> {
+    this.scanning ??= (async () => {
+      try {
+        for await (const pactId of this.source.withUnpaidPayouts()) if (this.source.mine(pactId)) this.enqueue(pactId);
+      } catch (error) {
+        console.error('payout scan failed; the next one tries again:', String(error));
+      }
+    })().finally(() => (this.scanning = undefined));
+    return this.scanning;
+  }
+
+  private enqueue(pactId: string): void {
+    if (this.stopped || this.working.has(pactId)) return;
+    this.queued.add(pactId);
+    this.next();
+  }
+
+  private next(): void {
+    while (this.working.size < CONCURRENCY && this.queued.size > 0) {
+      const pactId = this.queued.values().next().value as string;
+      this.queued.delete(pactId);
+      this.working.add(pactId);
+      void this.pay(pactId).then((done) => {
+        this.working.delete(pactId);
+        if (!done) setTimeout(() => this.enqueue(pactId), RETRY_DELAY_MS).unref();
+        this.next();
+      });
     }
   }
 
-  private async handle(message: JsMsg): Promise<void> {
-    const entry = decodeEntry(message.data, message.subject);
-    if (!entry) return message.term(); // not a journal entry: nothing to pay
-    const planned = entry.payouts;
-    if (!planned) return message.ack();
+  /** Pays the pact's unpaid payouts and records them; resolves to whether nothing is left to do. */
+  private async pay(pactId: string): Promise<boolean> {
     try {
-      const record = await this.recordAt(entry.pactId, message.seq);
-      if (record === 'behind') throw new Error('the read model has not reached this entry yet');
-      const payable = payableOf(planned, record.pact);
-      if (payable.items.length < planned.items.length) {
-        console.error(`journal entry ${message.seq} of ${entry.pactId} plans payouts its pact does not hold: those are not paid`);
-      }
-      const rail = this.rails.get(payable.rail);
-      if (!rail) throw new Error(`rail ${payable.rail} is not configured`);
-      const paid = await this.execute(rail, entry.pactId, payable, () => message.working());
+      const pact = await this.source.pact(pactId);
+      const unpaid = pact ? unpaidOf(pact) : [];
+      if (!pact || unpaid.length === 0) return true;
+      const rail = this.rails.get(pact.rail);
+      if (!rail) throw new Error(`rail ${pact.rail} is not configured`);
+      const paid = await this.execute(rail, pact, unpaid);
       if (paid.length > 0) {
-        const reply = await this.bus.send(entry.pactId, { type: 'recordPayouts', paid });
+        const reply = await this.bus.send(pactId, { type: 'recordPayouts', paid });
         if (!reply.ok) throw new Error(`recording payouts failed: ${reply.error.error}`);
       }
-      if (paid.length === payable.items.length) message.ack();
-      else message.nak(RETRY_DELAY_MS);
+      return paid.length === unpaid.length;
     } catch (error) {
-      console.error(`payouts of ${entry.pactId} nonce ${entry.nonce} will be retried:`, String(error));
-      message.nak(RETRY_DELAY_MS);
+      console.error(`payouts of ${pactId} will be retried:`, String(error));
+      return false;
     }
   }
 
-  private async execute(rail: Rail, pactId: string, planned: PlannedPayouts, stillWorking: () => void) {
+  private async execute(rail: Rail, pact: Pact, unpaid: Payout[]): Promise<PaidPayout[]> {
     const paid: PaidPayout[] = [];
-    for (const payout of planned.items) {
-      stillWorking();
+    for (const payout of unpaid) {
       try {
         const receipt = await rail.payout({
           key: payout.key,
-          pactId,
+          pactId: pact.id,
           payee: payout.party,
-          amount: { amount: payout.amount, asset: planned.asset },
+          amount: { amount: payout.amount, asset: pact.asset },
           purpose: purposeOf(payout),
         });
         paid.push({ key: payout.key, railRef: receipt.ref });

@@ -16,6 +16,10 @@ export const commandSubject = (partition: number, kind: CommandKind) => `pact.cm
 export const partitionCommands = (partition: number) => `pact.cmd.${partition}.>`;
 export const journalSubject = (pactId: string) => `pact.evt.${pactId}`;
 export const JOURNAL_WILDCARD = 'pact.evt.>';
+const JOURNAL_PREFIX = 'pact.evt.';
+/** The pact a journal subject names; undefined for any other subject. */
+export const pactIdOfJournalSubject = (subject: string) =>
+  subject.startsWith(JOURNAL_PREFIX) ? subject.slice(JOURNAL_PREFIX.length) : undefined;
 
 /** The prefix of every reply inbox a command bus listens on; a host answers nowhere else. */
 export const REPLY_PREFIX = '_INBOX_PACT';
@@ -32,9 +36,8 @@ export function kindOfSubject(subject: string): CommandKind | undefined {
   return (COMMAND_KINDS as readonly string[]).includes(last) ? (last as CommandKind) : undefined;
 }
 
-/** Consumers: one per partition for the actor hosts, one for the payout worker. */
+/** The actor hosts' consumers: one per partition. */
 export const partitionConsumer = (partition: number) => `actor-host-p${partition}`;
-export const PAYOUT_CONSUMER = 'payout-worker';
 
 /** partition = FNV-1a(pactId) mod P: stable across processes and restarts. */
 export function partitionOf(pactId: string, partitions: number): number {

@@ -7,7 +7,6 @@ import type { PactState, VerdictBody } from '../machines/pact/types.js';
 import { pactError } from '../protocol/errors.js';
 import type { SignedCall } from '../protocol/signed-call.js';
 import type { ReadModel } from '../projection/read-model.js';
-import type { Projector } from '../projection/projector.js';
 import { sendError } from './errors.js';
 import { limitFor, type RateLimits } from './rate-limits.js';
 import { listQuery, signedCallSchema, verdictSchema, type PactAction } from '../protocol/schemas.js';
@@ -17,13 +16,11 @@ export interface PactRouteDeps {
   rateLimits: RateLimits;
   bus: CommandSender;
   readModel: ReadModel;
-  projector: Projector;
 }
 
 const PACT_ID = /^p_[0-9a-f]{32}$/;
 const DEFAULT_LIMIT = 50;
 const MAX_LIMIT = 200;
-const READ_YOUR_WRITES_WAIT_MS = 5_000;
 
 type Params = { id: string };
 
@@ -46,10 +43,10 @@ type Answer = (reply: FastifyReply, result: CommandReply) => Promise<FastifyRepl
  */
 export function registerPactRoutes(app: FastifyInstance, deps: PactRouteDeps): void {
   const send: Send = (pactId, command) => deps.bus.send(pactId, command);
+  // The node's read model shows a local write from the moment it is answered, so nothing waits for disk.
   const answer: Answer = async (reply, result) => {
     if (!result.ok) return sendError(reply, result.error);
-    await deps.projector.reached(result.seq, READ_YOUR_WRITES_WAIT_MS); // the caller's next GET sees this write
-    return reply.send({ pact: result.pact });
+    return sendPact(reply, result.text ?? JSON.stringify(result.pact));
   };
   const writes = limitFor(deps.rateLimits, 'writes');
   app.post<{ Body: SignedCall<PactSpec> }>(
@@ -91,7 +88,7 @@ function registerReads(app: FastifyInstance, readModel: ReadModel, listLimit: Li
   app.get<{ Params: Params }>('/pacts/:id', async (request, reply) => {
     const stored = PACT_ID.test(request.params.id) ? await readModel.getText(request.params.id) : undefined;
     if (stored === undefined) return sendError(reply, unknownPact(request.params.id));
-    return reply.type('application/json; charset=utf-8').send(`{"pact":${stored}}`); // sent as stored, never parsed
+    return sendPact(reply, stored);
   });
 
   app.get<{ Querystring: Record<string, string | undefined> }>('/pacts', { ...listLimit, schema: { querystring: listQuery } }, async (request, reply) => {
@@ -107,6 +104,9 @@ function registerReads(app: FastifyInstance, readModel: ReadModel, listLimit: Li
     });
   });
 }
+
+/** `{ pact }` from the pact's JSON text, sent as it is, never parsed. */
+const sendPact = (reply: FastifyReply, pactText: string) => reply.type('application/json; charset=utf-8').send(`{"pact":${pactText}}`);
 
 const unknownPact = (id: string) => pactError('not_found', `no pact ${id}`);
 

@@ -1,30 +1,51 @@
 import { AckPolicy, DeliverPolicy, type ConsumerMessages } from '@nats-io/jetstream';
-import { decodeEntry, type JournalEntry } from '../actors/journal.js';
+import { decodeEntry, recentAfter, type JournalEntry } from '../actors/journal.js';
 import { PULL, type Nats } from '../actors/nats.js';
 import { applyEntry } from '../actors/replay.js';
+import { JOURNAL_STREAM, JOURNAL_WILDCARD, pactIdOfJournalSubject } from '../actors/subjects.js';
 import type { Pact } from '../machines/pact/types.js';
-import { JOURNAL_STREAM, JOURNAL_WILDCARD } from '../actors/subjects.js';
-import type { ReadModel } from './read-model.js';
+import type { Head, PactRecord, ReadModel } from './read-model.js';
 
-type Listener = (pact: Pact, entry: JournalEntry) => void;
+type Listener = (pact: Pact) => void;
+
+/** An entry this node's actor host appended, with the record it leads to: the projector's fast path. */
+export interface Committed {
+  entry: JournalEntry;
+  /** The stream sequence of the pact's entry before this one; 0 for its first. */
+  previousSeq: number;
+  record: PactRecord;
+}
+
+/** What reaches the projector: a commit of this node's host, or a journal message (anyone's, in stream order). */
+type Arrival = { committed: Committed } | { seq: number; subject: string; data: Uint8Array };
 
 const DAY_NS = 86_400 * 1e9;
 const RETRY_MS = 1_000;
 const RECENT_RECORDS = 1_024;
 
 /**
- * Follows the journal into the read model. A reader that just wrote waits for `reached(seq)`
- * before answering, so a client always reads its own writes.
+ * Keeps the read model: each pact's newest record, written in batches. Two ways in:
+ *
+ * - `committed`: what this node's actor host just appended. Readers see it at once (the read model
+ *   remembers it until it is on disk), and it is written without decoding anything.
+ * - the journal, through a durable consumer, in stream order: other hosts' entries, and after a crash
+ *   whatever was appended but never written here. An entry whose record is already written (this node
+ *   committed it) is skipped by its sequence alone.
+ *
+ * A commit is written only on top of the record of the pact's previous entry; when the read model does
+ * not hold that yet (another host wrote it), the commit waits for the journal to bring both in order.
  */
 export class Projector {
   private position = 0;
   private messages: ConsumerMessages | undefined;
   private readonly waiters: { seq: number; resolve: () => void }[] = [];
   private readonly listeners: Listener[] = [];
-  private buffer: { seq: number; entry: JournalEntry | undefined }[] = [];
-  /** The newest records written, so that replaying the next event of a busy pact needs no read. */
-  private readonly recent = new Map<string, Pact>();
-  private writing = false;
+  private arrivals: Arrival[] = [];
+  /** The newest records written, so that the next entry of a busy pact needs no read. */
+  private readonly written = new Map<string, PactRecord>();
+  /** Pacts with a journal entry the machine refuses: their record is the last good one, not the journal's. */
+  private readonly unreplayable = new Set<string>();
+  private writing: Promise<void> | undefined;
   private stopped = false;
 
   private readonly consumerName: string;
@@ -38,13 +59,21 @@ export class Projector {
     this.consumerName = `projector-${nodeId}`;
   }
 
-  /** The journal position the read model holds. */
+  /** The journal position up to which every entry is in the read model. */
   get reachedSeq(): number {
     return this.position;
   }
 
   onEntry(listener: Listener): void {
     this.listeners.push(listener);
+  }
+
+  /**
+   * Whether the read model holds every entry of `pactId` up to journal position `seq`, and has replayed
+   * them all (a pact with an entry the machine refuses never counts as held).
+   */
+  holdsAllOf(pactId: string, seq: number): boolean {
+    return this.position >= seq && !this.unreplayable.has(pactId);
   }
 
   /**
@@ -67,14 +96,24 @@ export class Projector {
     const consumer = await this.nats.js.consumers.get(JOURNAL_STREAM, this.consumerName);
     this.messages = await consumer.consume(PULL);
     void (async () => {
-      for await (const message of this.messages!) this.enqueue(message.seq, decodeEntry(message.data, message.subject));
+      for await (const message of this.messages!) {
+        if (message.seq > this.position) this.arrive({ seq: message.seq, subject: message.subject, data: message.data });
+      }
     })();
     await this.reached(target);
   }
 
+  /** Stops following the journal once what arrived is written (what is not, the journal brings back). */
   async stop(): Promise<void> {
-    this.stopped = true;
     await this.messages?.close();
+    await this.writing;
+    this.stopped = true;
+  }
+
+  /** Takes what this node's host appended: readable at once, written with the next batch. */
+  committed(committed: Committed): void {
+    this.readModel.remember(committed.record);
+    this.arrive({ committed });
   }
 
   /**
@@ -96,74 +135,106 @@ export class Projector {
     });
   }
 
-  private enqueue(seq: number, entry: JournalEntry | undefined): void {
-    if (seq <= this.position) return;
-    this.buffer.push({ seq, entry });
-    if (!this.writing) void this.writeBuffered();
+  private arrive(arrival: Arrival): void {
+    this.arrivals.push(arrival);
+    this.writing ??= this.writeArrivals().finally(() => (this.writing = undefined));
   }
 
   /** Writes what arrived while the previous batch was being written, as one batch. */
-  private async writeBuffered(): Promise<void> {
-    this.writing = true;
-    while (this.buffer.length > 0 && !this.stopped) {
-      const batch = this.buffer;
-      this.buffer = [];
-      const seq = batch.at(-1)!.seq;
-      let applied: { pact: Pact; entry: JournalEntry }[];
+  private async writeArrivals(): Promise<void> {
+    while (this.arrivals.length > 0 && !this.stopped) {
+      const batch = this.arrivals;
+      this.arrivals = [];
+      let records: PactRecord[];
+      let position: number;
       try {
-        applied = await this.replay(batch.map((b) => b.entry));
-        await this.readModel.putAll(applied.map((a) => a.pact), seq);
+        ({ records, position } = await this.recordsOf(batch));
+        await this.readModel.putAll(records, position);
       } catch (error) {
         // Never move past an entry that is not written: put the batch back and try again shortly.
         console.error('projector could not write; retrying in a second:', String(error));
-        this.recent.clear();
-        this.buffer = [...batch, ...this.buffer];
+        this.written.clear();
+        this.arrivals = [...batch, ...this.arrivals];
         await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
         continue;
       }
-      this.position = seq;
-      for (const { pact, entry } of applied) {
-        this.remember(pact);
-        for (const listener of this.listeners) listener(pact, entry);
+      this.position = position;
+      for (const record of records) {
+        this.remember(record);
+        for (const listener of this.listeners) listener(record.pact);
       }
       this.releaseWaiters();
     }
-    this.writing = false;
+  }
+
+  /** The newest record of each pact the batch moves, and the journal position it reaches. */
+  private async recordsOf(batch: Arrival[]): Promise<{ records: PactRecord[]; position: number }> {
+    const latest = new Map<string, PactRecord>();
+    const heads = await this.headsOf(batch);
+    const headSeq = (pactId: string) => latest.get(pactId)?.seq ?? heads.get(pactId)?.seq ?? 0;
+    let position = this.position;
+    for (const arrival of batch) {
+      if ('committed' in arrival) {
+        const { record, previousSeq } = arrival.committed;
+        if (headSeq(record.pact.id) === previousSeq) latest.set(record.pact.id, record);
+        continue;
+      }
+      position = arrival.seq;
+      const pactId = pactIdOfJournalSubject(arrival.subject);
+      if (pactId === undefined || headSeq(pactId) >= arrival.seq) continue; // not a pact's, or written already
+      const record = await this.replay(pactId, arrival, latest.get(pactId));
+      if (record) latest.set(pactId, record);
+    }
+    return { records: [...latest.values()], position };
   }
 
   /**
-   * The pacts the entries lead to, each replayed on the pact's previous record. An entry that cannot be
-   * replayed (not ours, or refused by the machine) is logged and left out: the actor host refuses to load
-   * such a pact, so the read model keeps its last good record.
+   * The record a journal message leads to, replayed on the pact's previous record. A message that is not
+   * an entry, or one the machine refuses, is logged and left out: the pact keeps its last good record
+   * and never counts as held (`holdsAllOf`), so its actor reads the journal, which refuses it.
    */
-  private async replay(entries: (JournalEntry | undefined)[]): Promise<{ pact: Pact; entry: JournalEntry }[]> {
-    const latest = new Map<string, Pact | undefined>();
-    const applied: { pact: Pact; entry: JournalEntry }[] = [];
-    for (const entry of entries) {
-      if (!entry) {
-        console.error('projector skips a journal message that is not an entry of its subject’s pact');
-        continue;
-      }
-      const previous = latest.has(entry.pactId) ? latest.get(entry.pactId) : await this.recordOf(entry.pactId);
-      try {
-        const pact = applyEntry(previous, entry);
-        latest.set(entry.pactId, pact);
-        applied.push({ pact, entry });
-      } catch (error) {
-        console.error('projector skips a journal entry it cannot replay:', String(error));
-      }
+  private async replay(pactId: string, message: { seq: number; subject: string; data: Uint8Array }, inBatch: PactRecord | undefined) {
+    const entry = decodeEntry(message.data, message.subject);
+    if (!entry) {
+      console.error(`projector skips journal message ${message.seq}: not an entry of its subject’s pact`);
+      this.unreplayable.add(pactId);
+      return undefined;
     }
-    return applied;
+    const previous = inBatch ?? this.written.get(pactId) ?? (await this.readModel.storedRecord(pactId));
+    try {
+      const pact = applyEntry(previous?.pact, entry);
+      const recentCommands = recentAfter(previous?.recentCommands ?? [], entry.commandId);
+      return { pact, text: JSON.stringify(pact), seq: message.seq, recentCommands };
+    } catch (error) {
+      console.error('projector skips a journal entry it cannot replay:', String(error));
+      this.unreplayable.add(pactId);
+      return undefined;
+    }
   }
 
-  private async recordOf(pactId: string): Promise<Pact | undefined> {
-    return this.recent.get(pactId) ?? (await this.readModel.get(pactId));
+  /** The written heads of the pacts a batch names: from memory when recently written, else from disk. */
+  private async headsOf(batch: Arrival[]): Promise<Map<string, Head | undefined>> {
+    const ids = new Set<string>();
+    for (const arrival of batch) {
+      const pactId = 'committed' in arrival ? arrival.committed.record.pact.id : pactIdOfJournalSubject(arrival.subject);
+      if (pactId !== undefined) ids.add(pactId);
+    }
+    const heads = new Map<string, Head | undefined>();
+    const unknown: string[] = [];
+    for (const id of ids) {
+      const written = this.written.get(id);
+      if (written) heads.set(id, written);
+      else unknown.push(id);
+    }
+    const stored = await this.readModel.storedHeads(unknown);
+    unknown.forEach((id, i) => heads.set(id, stored[i]));
+    return heads;
   }
 
-  private remember(pact: Pact): void {
-    this.recent.delete(pact.id);
-    this.recent.set(pact.id, pact);
-    if (this.recent.size > RECENT_RECORDS) this.recent.delete(this.recent.keys().next().value as string);
+  private remember(record: PactRecord): void {
+    this.written.delete(record.pact.id);
+    this.written.set(record.pact.id, record);
+    if (this.written.size > RECENT_RECORDS) this.written.delete(this.written.keys().next().value as string);
   }
 
   private releaseWaiters(): void {

@@ -2,6 +2,18 @@ import type { AbstractBatchOperation } from 'abstract-level';
 import { PACT_STATES, type Outcome, type Pact, type PactState } from '../machines/pact/types.js';
 import type { JsonLevel } from '../storage/level.js';
 
+/** Where a pact's record stands in the journal: its last entry's stream sequence and latest command ids. */
+export interface Head {
+  seq: number;
+  recentCommands: string[];
+}
+
+/** A pact's record as the read model keeps it: the pact, its JSON text (what `GET` sends), and its head. */
+export interface PactRecord extends Head {
+  pact: Pact;
+  text: string;
+}
+
 export interface ListFilter {
   party?: string;
   state?: PactState;
@@ -85,30 +97,69 @@ function indexKeys(pact: PactSummary): string[] {
  * update time. Built only from the journal, so it can be deleted and rebuilt.
  */
 export class ReadModel {
-  private readonly pacts;
-  /** The same records as stored text: what `GET /pacts/:id` sends without parsing it. */
+  /** Each pact's record as JSON text: what `GET /pacts/:id` sends without parsing it. */
   private readonly pactTexts;
+  private readonly heads;
   private readonly summaries;
+  private readonly unpaid;
   private readonly index;
   private readonly meta;
   /** How many pacts are in each state, kept with every write so that health never counts. */
   private counts: Promise<StateCounts> | undefined;
 
   constructor(private readonly level: JsonLevel) {
-    this.pacts = level.sublevel<string, Pact>('pacts', { valueEncoding: 'json' });
     this.pactTexts = level.sublevel<string, string>('pacts', { valueEncoding: 'utf8' });
+    this.heads = level.sublevel<string, Head>('heads', { valueEncoding: 'json' });
+    this.unpaid = level.sublevel<string, string>('unpaid', { valueEncoding: 'utf8' });
     this.summaries = level.sublevel<string, PactSummary>('summaries', { valueEncoding: 'json' });
     this.index = level.sublevel<string, string>('index', { valueEncoding: 'utf8' });
     this.meta = level.sublevel<string, unknown>('meta', { valueEncoding: 'json' });
   }
 
-  get(id: string): Promise<Pact | undefined> {
-    return this.pacts.get(id);
+  /**
+   * Records accepted by `remember` and not yet on disk, so that a reader sees a write from the moment it
+   * is answered. Each leaves once a batch holding it (or a later record of its pact) is written.
+   */
+  private readonly unwritten = new Map<string, PactRecord>();
+
+  /** Makes `record` what reads of its pact return until it (or a newer one) is written. */
+  remember(record: PactRecord): void {
+    const known = this.unwritten.get(record.pact.id);
+    if (!known || known.seq < record.seq) this.unwritten.set(record.pact.id, record);
   }
 
-  /** The stored JSON text of the pact's record, unparsed. */
-  getText(id: string): Promise<string | undefined> {
-    return this.pactTexts.get(id);
+  async get(id: string): Promise<Pact | undefined> {
+    const unwritten = this.unwritten.get(id);
+    if (unwritten) return unwritten.pact;
+    const text = await this.pactTexts.get(id);
+    return text === undefined ? undefined : (JSON.parse(text) as Pact);
+  }
+
+  /** The JSON text of the pact's record, unparsed. */
+  async getText(id: string): Promise<string | undefined> {
+    return this.unwritten.get(id)?.text ?? (await this.pactTexts.get(id));
+  }
+
+  /** The pact's newest record, written or not: what an actor comes back from. */
+  async record(id: string): Promise<PactRecord | undefined> {
+    return this.unwritten.get(id) ?? (await this.storedRecord(id));
+  }
+
+  /** The pact's record as written to disk. */
+  async storedRecord(id: string): Promise<PactRecord | undefined> {
+    const [text, head] = await Promise.all([this.pactTexts.get(id), this.heads.get(id)]);
+    if (text === undefined || head === undefined) return undefined;
+    return { pact: JSON.parse(text) as Pact, text, ...head };
+  }
+
+  /** The heads of `ids` as written to disk (undefined for a pact with no record). */
+  storedHeads(ids: string[]): Promise<(Head | undefined)[]> {
+    return this.heads.getMany(ids);
+  }
+
+  /** Ids of pacts with payouts not yet paid. */
+  async *withUnpaidPayouts(): AsyncGenerator<string> {
+    yield* this.unpaid.keys();
   }
 
   async checkpoint(): Promise<number> {
@@ -132,14 +183,17 @@ export class ReadModel {
     return counts;
   }
 
-  /** Stores each pact's newest record, moving its index entries, and the journal position `seq`, in one batch. */
-  async putAll(pacts: Pact[], seq: number): Promise<void> {
-    const ids = [...new Set(pacts.map((p) => p.id))];
+  /**
+   * Stores each pact's newest record, moving its index entries, and the journal position `seq`, in one
+   * batch; then forgets the unwritten records it holds.
+   */
+  async putAll(records: PactRecord[], seq: number): Promise<void> {
+    const ids = [...new Set(records.map((r) => r.pact.id))];
     const stored = await this.summaries.getMany(ids);
     const latest = new Map(ids.map((id, i) => [id, stored[i]]));
     const counts = { ...(await this.stateCounts()) };
     const operations: AbstractBatchOperation<JsonLevel, string, unknown>[] = [];
-    for (const pact of pacts) {
+    for (const { pact, text, seq: headSeq, recentCommands } of records) {
       const previous = latest.get(pact.id);
       const summary = summaryOf(pact);
       if (previous) {
@@ -148,14 +202,21 @@ export class ReadModel {
       }
       counts[pact.state]++;
       operations.push(...indexKeys(summary).map((key) => ({ type: 'put' as const, key, value: pact.id, sublevel: this.index })));
-      operations.push({ type: 'put', key: pact.id, value: pact, sublevel: this.pacts });
+      operations.push({ type: 'put', key: pact.id, value: text, sublevel: this.pactTexts });
+      operations.push({ type: 'put', key: pact.id, value: { seq: headSeq, recentCommands }, sublevel: this.heads });
       operations.push({ type: 'put', key: pact.id, value: summary, sublevel: this.summaries });
+      operations.push(hasUnpaidPayouts(pact)
+        ? { type: 'put', key: pact.id, value: '', sublevel: this.unpaid }
+        : { type: 'del', key: pact.id, sublevel: this.unpaid });
       latest.set(pact.id, summary);
     }
     operations.push({ type: 'put', key: 'journalSeq', value: seq, sublevel: this.meta });
     operations.push({ type: 'put', key: 'stateCounts', value: counts, sublevel: this.meta });
     await this.level.batch(operations as never);
     this.counts = Promise.resolve(counts);
+    for (const record of records) {
+      if ((this.unwritten.get(record.pact.id)?.seq ?? Infinity) <= record.seq) this.unwritten.delete(record.pact.id);
+    }
   }
 
   /**
@@ -194,12 +255,14 @@ export class ReadModel {
   async *inStates(states: PactState[]): AsyncGenerator<Pact> {
     for (const state of states) {
       for await (const id of this.index.values({ gt: `state!${state}!`, lt: `state!${state}!\uffff` })) {
-        const pact = await this.pacts.get(id);
+        const pact = await this.get(id);
         if (pact) yield pact;
       }
     }
   }
 }
+
+const hasUnpaidPayouts = (pact: Pact) => pact.payouts.some((p) => p.status !== 'paid');
 
 function matchesAll(pact: PactSummary, filter: ListFilter): boolean {
   return (

@@ -7,9 +7,10 @@ import { ActorHost } from '../actors/host.js';
 import { Journal } from '../actors/journal.js';
 import { Keeper } from '../actors/keeper.js';
 import { connectionsOf, connectRoles, journalCreated } from '../actors/nats.js';
-import { PayoutWorker, type RecordAt } from '../actors/payout-worker.js';
+import { PayoutWorker } from '../actors/payout-worker.js';
+import type { ActorRecords } from '../actors/pact-actor.js';
+import { partitionOf } from '../actors/subjects.js';
 import { Reconciler } from '../actors/reconciler.js';
-import { SnapshotStore } from '../actors/snapshots.js';
 import { buildGateway } from '../gateway/app.js';
 import type { ServerPolicy } from '../machines/pact/spec.js';
 import type { PartyId } from '../protocol/party.js';
@@ -89,39 +90,48 @@ async function startRoles(config: Config, natsServer: NatsEndpoint): Promise<Pac
   const mockRail = await MockRail.open(mockLevel, config.mockDefaultBalance);
   const rails = new Map<string, Rail>([['mock', mockRail]]);
 
-  const remoteBus = new CommandBus(nats.gateway, config.partitions, config.commandTimeoutMs);
-  const journal = new Journal(nats.host.js, nats.host.jsm);
   const nodeId = stableNodeId(config.dataDir);
-  const host = new ActorHost(nats.host, { journal, snapshots: new SnapshotStore(level), rails, policy }, clock, {
+  const readModel = new ReadModel(level);
+  const projector = new Projector(nats.reader, readModel, nodeId);
+  const journal = new Journal(nats.host.js, nats.host.jsm);
+  const partitionOfPact = (pactId: string) => partitionOf(pactId, config.partitions);
+  const records: ActorRecords = {
+    load: (pactId) => readModel.record(pactId),
+    current: (pactId) => projector.holdsAllOf(pactId, host.heldSince(partitionOfPact(pactId))),
+    committed: (committed) => projector.committed(committed),
+    recovered: (record) => readModel.remember(record),
+  };
+  const host = new ActorHost(nats.host, { journal, records, rails, policy }, clock, {
     hostId: nodeId,
     partitions: config.partitions,
     idleMs: config.actorIdleMs,
     maxActors: config.maxActors,
   });
-  await host.start();
-
-  const readModel = new ReadModel(level);
-  const projector = new Projector(nats.reader, readModel, nodeId);
+  const remoteBus = new CommandBus(nats.gateway, config.partitions, config.commandTimeoutMs);
   const bus = new LocalFirstSender(host, remoteBus, config.partitions, config.commandTimeoutMs);
   const keeper = new Keeper(bus, clock);
-  projector.onEntry((pact) => keeper.track(pact));
-  await projector.start();
-  for await (const pact of readModel.inStates([...OPEN_STATES])) keeper.track(pact);
-
   const payoutBus = new CommandBus(nats.payouts, config.partitions, config.commandTimeoutMs);
-  const recordAt: RecordAt = async (pactId, seq) => {
-    await projector.reached(seq, 5_000);
-    return projector.reachedSeq >= seq ? { pact: await readModel.get(pactId) } : 'behind';
-  };
   const payoutSender = new LocalFirstSender(host, payoutBus, config.partitions, config.commandTimeoutMs);
-  const payoutWorker = new PayoutWorker(nats.payouts, rails, payoutSender, recordAt);
+  const payoutWorker = new PayoutWorker(rails, payoutSender, {
+    pact: (pactId) => readModel.get(pactId),
+    withUnpaidPayouts: () => readModel.withUnpaidPayouts(),
+    mine: (pactId) => host.holds(partitionOfPact(pactId)),
+  });
+  projector.onEntry((pact) => {
+    keeper.track(pact);
+    payoutWorker.notice(pact);
+  });
+  // The read model catches up before the host takes partitions: actors come back from its records.
+  await projector.start();
+  await host.start();
+  for await (const pact of readModel.inStates([...OPEN_STATES])) keeper.track(pact);
   await payoutWorker.start();
   const reconciler = new Reconciler(rails, (pactId) => readModel.get(pactId));
   await reconciler.run();
   reconciler.start(60_000);
 
   const app = await buildGateway({
-    bus, readModel, projector, clock, http: config.http, rateLimits: config.rateLimits, natsConnections: connectionsOf(nats), version: VERSION, rails, policy, serverParty, keeper, payoutWorker, host,
+    bus, readModel, clock, http: config.http, rateLimits: config.rateLimits, natsConnections: connectionsOf(nats), version: VERSION, rails, policy, serverParty, keeper, payoutWorker, host,
     testHooks: config.testHooks ? { clock, keeper, reconciler, projector, mockRail } : undefined,
   });
   await app.listen({ port: config.port, host: config.host });
@@ -135,9 +145,9 @@ async function startRoles(config: Config, natsServer: NatsEndpoint): Promise<Pac
       await app.close();
       keeper.stop();
       reconciler.stop();
-      await payoutWorker.stop();
-      await projector.stop();
+      payoutWorker.stop();
       await host.stop();
+      await projector.stop();
       remoteBus.close();
       payoutBus.close();
       for (const connection of connectionsOf(nats)) await connection.drain();

@@ -6,7 +6,7 @@ import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { authorizationConfig, connectOptionsOf, generateCredentials, type NatsCredentials, type NatsRole } from '../../actors/nats-roles.js';
-import { CMD_STREAM, commandSubject, JOURNAL_STREAM, PAYOUT_CONSUMER } from '../../actors/subjects.js';
+import { CMD_STREAM, commandSubject, JOURNAL_STREAM, partitionConsumer } from '../../actors/subjects.js';
 import { startNatsServer, type NatsServerProcess } from '../../runtime/nats-server.js';
 import { runAudit } from '../support/audit.js';
 import { forget, reapOnExit } from '../support/reaper.js';
@@ -86,7 +86,7 @@ test('a gateway can send signed calls and pokes, but cannot record payouts or wr
   }
 });
 
-test('only the payout worker records payouts; readers cannot touch its consumer or the streams', async (context) => {
+test('only the payout worker records payouts; readers cannot touch the hosts\' consumers or the streams', async (context) => {
   const payouts = await as(context, 'payouts');
   const reader = await as(context, 'reader');
   try {
@@ -94,7 +94,7 @@ test('only the payout worker records payouts; readers cannot touch its consumer 
     assert.match(await publishOutcome(reader, 'pact.evt.p_forged'), /permissions violation/i);
     const readerJsm = await jetstreamManager(reader);
     for (const attempt of [
-      () => readerJsm.consumers.delete(JOURNAL_STREAM, PAYOUT_CONSUMER),
+      () => readerJsm.consumers.delete(CMD_STREAM, partitionConsumer(0)),
       () => readerJsm.streams.purge(JOURNAL_STREAM),
       () => readerJsm.streams.delete(CMD_STREAM),
     ]) {
@@ -104,7 +104,7 @@ test('only the payout worker records payouts; readers cannot touch its consumer 
       );
     }
     const hostJsm = await jetstreamManager(await as(context, 'host'));
-    assert.ok((await hostJsm.consumers.info(JOURNAL_STREAM, PAYOUT_CONSUMER)).name, 'the payout consumer is still there');
+    assert.ok((await hostJsm.consumers.info(CMD_STREAM, partitionConsumer(0))).name, 'the host\'s consumer is still there');
   } finally {
     await payouts.close();
     await reader.close();

@@ -5,9 +5,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Journal } from '../../actors/journal.js';
 import { connectNats } from '../../actors/nats.js';
-import type { Pact } from '../../machines/pact/types.js';
 import { Projector } from '../../projection/projector.js';
-import { ReadModel } from '../../projection/read-model.js';
+import { ReadModel, type PactRecord } from '../../projection/read-model.js';
 import { generateKeyPair } from '../../protocol/sign.js';
 import { startNatsServer } from '../../runtime/nats-server.js';
 import { openLevel } from '../../storage/level.js';
@@ -26,9 +25,9 @@ async function within<T>(work: Promise<T>, ms: number): Promise<T> {
 /** A read model whose next write fails, as a full disk would make it. */
 class FailingOnce extends ReadModel {
   failures = 1;
-  override async putAll(pacts: Pact[], seq: number): Promise<void> {
+  override async putAll(records: PactRecord[], seq: number): Promise<void> {
     if (this.failures-- > 0) throw new Error('disk full');
-    return super.putAll(pacts, seq);
+    return super.putAll(records, seq);
   }
 }
 
