@@ -91,8 +91,9 @@ export async function connectRoles(options: Omit<NatsOptions, 'user'> & { creden
 /** The distinct connections of `roles`, for closing each once. */
 export const connectionsOf = (roles: RoleConnections): NatsConnection[] => [...new Set(NATS_ROLES.map((role) => roles[role].nc))];
 
+/** Without async traces: the client would otherwise build a stack-traced error for every request it makes. */
 function connectAs(url: string, user: NatsUser | undefined, role: NatsRole): Promise<NatsConnection> {
-  return connect({ servers: serversOf(url), maxReconnectAttempts: -1, name: `pact-${role}`, ...connectOptionsOf(role, user) });
+  return connect({ servers: serversOf(url), maxReconnectAttempts: -1, noAsyncTraces: true, name: `pact-${role}`, ...connectOptionsOf(role, user) });
 }
 
 /** A cluster that has just started elects its JetStream leader first; until then, API calls fail. */

@@ -147,9 +147,10 @@ export class ReadModel {
 
   /** The pact's record as written to disk. */
   async storedRecord(id: string): Promise<PactRecord | undefined> {
-    const [text, head] = await Promise.all([this.pactTexts.get(id), this.heads.get(id)]);
-    if (text === undefined || head === undefined) return undefined;
-    return { pact: JSON.parse(text) as Pact, text, ...head };
+    const head = await this.heads.get(id); // a new pact has none: one read answers
+    const text = head && (await this.pactTexts.get(id));
+    if (text === undefined) return undefined;
+    return { pact: JSON.parse(text) as Pact, text, ...head! };
   }
 
   /** The heads of `ids` as written to disk (undefined for a pact with no record). */

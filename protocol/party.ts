@@ -19,6 +19,19 @@ export function partyIdFromPublicKey(publicKey: Uint8Array): PartyId {
  */
 export function publicKeyOf(partyId: string): Uint8Array | undefined {
   if (!partyId.startsWith(PREFIX)) return undefined;
+  const known = checked.get(partyId);
+  if (known !== undefined) return known ?? undefined;
+  const key = decodedKey(partyId);
+  if (checked.size >= CHECKED_LIMIT) checked.delete(checked.keys().next().value as string);
+  checked.set(partyId, key ?? null);
+  return key;
+}
+
+/** Party ids already decoded (a curve point decoding costs about as much as a signature check), oldest first. */
+const checked = new Map<string, Uint8Array | null>();
+const CHECKED_LIMIT = 50_000;
+
+function decodedKey(partyId: string): Uint8Array | undefined {
   let key: Uint8Array;
   try {
     key = bs58.decode(partyId.slice(PREFIX.length));

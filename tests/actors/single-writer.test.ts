@@ -7,8 +7,8 @@ import { ExpectedSequenceMismatch, Journal, type JournalEntry } from '../../acto
 import type { AdmittedCommand, AdmittedRequest, CommandReply } from '../../actors/messages.js';
 import { replayedPacts } from '../support/journal.js';
 import { connectNats, type Nats } from '../../actors/nats.js';
-import { PactActor, type ActorDeps, type ActorRecords } from '../../actors/pact-actor.js';
-import type { PactRecord } from '../../projection/read-model.js';
+import { PactActor, type ActorDeps } from '../../actors/pact-actor.js';
+import { MemoryRecords } from '../support/memory-records.js';
 import type { PactSpec } from '../../machines/pact/spec.js';
 import type { Pact } from '../../machines/pact/types.js';
 import { MockRail } from '../../rails/mock/mock-rail.js';
@@ -53,20 +53,8 @@ async function level(context: Context, name: string): Promise<JsonLevel> {
   return opened;
 }
 
-/**
- * A host's records of its pacts, in memory: what it committed itself, and what it was given. It vouches
- * for them as current, as a host does for the partitions it holds: a stale one must be caught by the journal.
- */
-class HostRecords implements ActorRecords {
-  readonly byId = new Map<string, PactRecord>();
-  load = async (pactId: string) => this.byId.get(pactId);
-  current = () => true;
-  committed = ({ record }: { record: PactRecord }) => void this.byId.set(record.pact.id, record);
-  recovered = (record: PactRecord) => void this.byId.set(record.pact.id, record);
-}
-
 /** A host's view: the shared journal and rail, its own records. */
-const hostDeps = (context: Context, records: HostRecords): ActorDeps =>
+const hostDeps = (context: Context, records: MemoryRecords): ActorDeps =>
   ({ journal: context.journal, records, rails: new Map([['mock', context.rail]]), policy });
 
 const [a, b, c] = [generateKeyPair(), generateKeyPair(), generateKeyPair()];
@@ -85,10 +73,10 @@ const funded = (reply: CommandReply) => (reply.ok ? reply.pact.parties.filter((p
 
 test('a second actor holding a stale pact is refused by the journal and decides again', async (context) => {
   const pactId = `p_${'ab'.repeat(16)}`;
-  const firstRecords = new HostRecords();
+  const firstRecords = new MemoryRecords();
   const first = await PactActor.load(pactId, hostDeps(context, firstRecords));
   assert.ok((await first.handle(request({ type: 'create', spec, signer: a.party }), Date.now())).ok);
-  const secondRecords = new HostRecords();
+  const secondRecords = new MemoryRecords();
   secondRecords.byId.set(pactId, firstRecords.byId.get(pactId)!);
   const second = await PactActor.load(pactId, hostDeps(context, secondRecords)); // both hold nonce 0 now
 

@@ -1,16 +1,32 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { test } from 'uvu';
+import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Journal } from '../../actors/journal.js';
-import { connectNats } from '../../actors/nats.js';
+import { Journal, type JournalEntry } from '../../actors/journal.js';
+import { connectNats, type Nats } from '../../actors/nats.js';
+import { evolve } from '../../machines/pact/evolve.js';
+import type { Pact } from '../../machines/pact/types.js';
 import { Projector } from '../../projection/projector.js';
 import { ReadModel, type PactRecord } from '../../projection/read-model.js';
 import { generateKeyPair } from '../../protocol/sign.js';
-import { startNatsServer } from '../../runtime/nats-server.js';
-import { openLevel } from '../../storage/level.js';
+import { startNatsServer, type NatsServerProcess } from '../../runtime/nats-server.js';
+import { openLevel, type JsonLevel } from '../../storage/level.js';
 import { pactFrom, twoPartySpec } from '../support/pacts.js';
+
+// The projector on a real nats-server and LevelDB: the journal path, the local-commit path, and both at once.
+
+interface Context {
+  root: string;
+  server: NatsServerProcess;
+  nats: Nats;
+  journal: Journal;
+  level: JsonLevel;
+  readModel: ReadModel;
+  projector: Projector;
+}
+
+const test = suite<Context>('projector');
 
 async function within<T>(work: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -31,27 +47,74 @@ class FailingOnce extends ReadModel {
   }
 }
 
-test('a write the read model could not make is retried; the projector never moves past it', async () => {
-  const root = mkdtempSync(join(tmpdir(), 'pact-projector-'));
-  const server = await startNatsServer(join(root, 'nats'));
-  const nats = await connectNats({ url: server.url });
-  const level = await openLevel(join(root, 'level'));
-  const projector = new Projector(nats, new FailingOnce(level), 'test-node');
-  try {
-    const journal = new Journal(nats.js, nats.jsm);
-    const pact = { ...pactFrom(twoPartySpec(generateKeyPair(), generateKeyPair())), id: `p_${'ef'.repeat(16)}` };
-    const seq = await journal.append({ pactId: pact.id, nonce: 0, commandId: 'c1', event: { type: 'created', at: 1, pact } }, 0);
-    await within(projector.start(), 10_000); // start waits until the journal's last entry is in the read model
-    const readModel = new ReadModel(level);
-    assert.is((await readModel.get(pact.id))?.id, pact.id);
-    assert.is(await readModel.checkpoint(), seq);
-  } finally {
-    await projector.stop();
-    await nats.nc.close();
-    await level.close();
-    await server.stop();
-    rmSync(root, { recursive: true, force: true });
-  }
+test.before.each(async (context) => {
+  context.root = mkdtempSync(join(tmpdir(), 'pact-projector-'));
+  context.server = await startNatsServer(join(context.root, 'nats'));
+  context.nats = await connectNats({ url: context.server.url });
+  context.journal = new Journal(context.nats.js, context.nats.jsm);
+  context.level = await openLevel(join(context.root, 'level'));
+  context.readModel = new FailingOnce(context.level);
+  (context.readModel as FailingOnce).failures = 0;
+  context.projector = new Projector(context.nats, context.readModel, 'test-node');
+});
+test.after.each(async ({ root, server, nats, level, projector }) => {
+  await projector.stop();
+  await nats.nc.close();
+  await level.close();
+  await server.stop();
+  rmSync(root, { recursive: true, force: true });
+});
+
+let pacts = 0;
+const newPactWith = (spec: string): Pact => ({
+  ...pactFrom(twoPartySpec(generateKeyPair(), generateKeyPair(), { terms: { spec } })),
+  id: `p_${String(++pacts).padStart(32, 'e')}`,
+});
+const created = (pact: Pact, commandId = 'c1'): JournalEntry => ({ pactId: pact.id, nonce: 0, commandId, event: { type: 'created', at: 1, pact } });
+const funded = (pact: Pact): { entry: JournalEntry; next: Pact } => {
+  const event = { type: 'fund' as const, at: 2, party: pact.parties[0]!.party, receipt: 'mock:r1' };
+  const next = evolve(pact, event)!;
+  return { entry: { pactId: pact.id, nonce: next.stateNonce, commandId: 'c2', event }, next };
+};
+const recordOf = (pact: Pact, seq: number, recentCommands: string[]): PactRecord => ({ pact, text: JSON.stringify(pact), seq, recentCommands });
+
+test('a write the read model could not make is retried; the projector never moves past it', async ({ journal, readModel, projector, level }) => {
+  (readModel as FailingOnce).failures = 1;
+  const pact = newPactWith('deliver');
+  const seq = await journal.append(created(pact), 0);
+  await within(projector.start(), 10_000); // start waits until the journal's last entry is in the read model
+  const reopened = new ReadModel(level);
+  assert.is((await reopened.get(pact.id))?.id, pact.id);
+  assert.is(await reopened.checkpoint(), seq);
+});
+
+test('a local commit is readable at once, and its journal message is skipped by sequence, not applied again', async (context) => {
+  const { journal, readModel, projector } = context;
+  const inJournal = newPactWith('as journaled');
+  const seq = await journal.append(created(inJournal), 0);
+  // The record handed over differs from what replaying the journal gives: whichever is kept tells the path.
+  const asCommitted = { ...inJournal, terms: { spec: 'as committed' } };
+  projector.committed({ entry: created(inJournal), previousSeq: 0, record: recordOf(asCommitted, seq, ['c1']) });
+  assert.is((await readModel.get(inJournal.id))?.terms.spec, 'as committed', 'readable before it is written');
+  await within(projector.start(), 10_000); // the journal message comes after the commit, as it does under load
+  assert.is((await new ReadModel(context.level).get(inJournal.id))?.terms.spec, 'as committed', 'on disk, and not replayed over');
+  assert.equal((await readModel.record(inJournal.id))?.recentCommands, ['c1']);
+});
+
+test('a commit on an entry the read model lacks waits for the journal to bring both, in order', async (context) => {
+  const { journal, readModel, projector } = context;
+  await projector.start();
+  const pact = newPactWith('written elsewhere first');
+  const first = await journal.append(created(pact), 0); // another host's entry: never committed here
+  const { entry, next } = funded(pact);
+  const second = await journal.append(entry, first);
+  projector.committed({ entry, previousSeq: first, record: recordOf({ ...next, terms: { spec: 'as committed' } }, second, ['c1', 'c2']) });
+  await within(projector.reached(second), 10_000);
+  const stored = await new ReadModel(context.level).storedRecord(pact.id);
+  assert.is(stored?.seq, second);
+  assert.is(stored?.pact.state, next.state);
+  assert.is(stored?.pact.terms.spec, 'written elsewhere first', 'replayed from the journal, on the first entry');
+  assert.is((await readModel.get(pact.id))?.terms.spec, 'written elsewhere first', 'the commit is no longer what reads see');
 });
 
 test.run();
