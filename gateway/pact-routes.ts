@@ -7,6 +7,7 @@ import type { PactState, VerdictBody } from '../machines/pact/types.js';
 import { pactError } from '../protocol/errors.js';
 import type { SignedCall } from '../protocol/signed-call.js';
 import type { ReadModel } from '../projection/read-model.js';
+import { bodyOf } from '../projection/response-cache.js';
 import { sendError } from './errors.js';
 import { limitFor, type RateLimits } from './rate-limits.js';
 import { listQuery, signedCallSchema, verdictSchema, type PactAction } from '../protocol/schemas.js';
@@ -46,7 +47,7 @@ export function registerPactRoutes(app: FastifyInstance, deps: PactRouteDeps): v
   // The node's read model shows a local write from the moment it is answered, so nothing waits for disk.
   const answer: Answer = async (reply, result) => {
     if (!result.ok) return sendError(reply, result.error);
-    return sendPact(reply, result.text ?? JSON.stringify(result.pact));
+    return reply.type(JSON_TYPE).send(bodyOf(result.text ?? JSON.stringify(result.pact)));
   };
   const writes = limitFor(deps.rateLimits, 'writes');
   app.post<{ Body: SignedCall<PactSpec> }>(
@@ -86,9 +87,9 @@ function registerSignedRoute(app: FastifyInstance, route: { path: string; action
 
 function registerReads(app: FastifyInstance, readModel: ReadModel, listLimit: Limit): void {
   app.get<{ Params: Params }>('/pacts/:id', async (request, reply) => {
-    const stored = PACT_ID.test(request.params.id) ? await readModel.getText(request.params.id) : undefined;
-    if (stored === undefined) return sendError(reply, unknownPact(request.params.id));
-    return sendPact(reply, stored);
+    const body = PACT_ID.test(request.params.id) ? await readModel.response(request.params.id) : undefined;
+    if (body === undefined) return sendError(reply, unknownPact(request.params.id));
+    return reply.type(JSON_TYPE).send(body);
   });
 
   app.get<{ Querystring: Record<string, string | undefined> }>('/pacts', { ...listLimit, schema: { querystring: listQuery } }, async (request, reply) => {
@@ -105,8 +106,7 @@ function registerReads(app: FastifyInstance, readModel: ReadModel, listLimit: Li
   });
 }
 
-/** `{ pact }` from the pact's JSON text, sent as it is, never parsed. */
-const sendPact = (reply: FastifyReply, pactText: string) => reply.type('application/json; charset=utf-8').send(`{"pact":${pactText}}`);
+const JSON_TYPE = 'application/json; charset=utf-8';
 
 const unknownPact = (id: string) => pactError('not_found', `no pact ${id}`);
 

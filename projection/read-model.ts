@@ -1,6 +1,7 @@
 import type { AbstractBatchOperation } from 'abstract-level';
 import { PACT_STATES, type Outcome, type Pact, type PactState } from '../machines/pact/types.js';
 import type { JsonLevel } from '../storage/level.js';
+import { ResponseCache } from './response-cache.js';
 
 /** Where a pact's record stands in the journal: its last entry's stream sequence and latest command ids. */
 export interface Head {
@@ -107,7 +108,14 @@ export class ReadModel {
   /** How many pacts are in each state, kept with every write so that health never counts. */
   private counts: Promise<StateCounts> | undefined;
 
-  constructor(private readonly level: JsonLevel) {
+  private readonly responses: ResponseCache;
+
+  /** `responseCacheBytes`: the budget of `GET /pacts/:id` bodies kept in memory (PACT_READ_CACHE_BYTES). */
+  constructor(
+    private readonly level: JsonLevel,
+    responseCacheBytes = 0,
+  ) {
+    this.responses = new ResponseCache(responseCacheBytes);
     this.pactTexts = level.sublevel<string, string>('pacts', { valueEncoding: 'utf8' });
     this.heads = level.sublevel<string, Head>('heads', { valueEncoding: 'json' });
     this.unpaid = level.sublevel<string, string>('unpaid', { valueEncoding: 'utf8' });
@@ -125,7 +133,9 @@ export class ReadModel {
   /** Makes `record` what reads of its pact return until it (or a newer one) is written. */
   remember(record: PactRecord): void {
     const known = this.unwritten.get(record.pact.id);
-    if (!known || known.seq < record.seq) this.unwritten.set(record.pact.id, record);
+    if (known && known.seq >= record.seq) return;
+    this.unwritten.set(record.pact.id, record);
+    this.responses.changed(record.pact.id, record.text);
   }
 
   async get(id: string): Promise<Pact | undefined> {
@@ -135,9 +145,9 @@ export class ReadModel {
     return text === undefined ? undefined : (JSON.parse(text) as Pact);
   }
 
-  /** The JSON text of the pact's record, unparsed. */
-  async getText(id: string): Promise<string | undefined> {
-    return this.unwritten.get(id)?.text ?? (await this.pactTexts.get(id));
+  /** The body `GET /pacts/:id` sends: `{ pact }` around the record's JSON text, never parsed. */
+  async response(id: string): Promise<Buffer | undefined> {
+    return this.responses.get(id) ?? this.responses.fill(id, async () => this.unwritten.get(id)?.text ?? (await this.pactTexts.get(id)));
   }
 
   /** The pact's newest record, written or not: what an actor comes back from. */
@@ -216,7 +226,10 @@ export class ReadModel {
     await this.level.batch(operations as never);
     this.counts = Promise.resolve(counts);
     for (const record of records) {
-      if ((this.unwritten.get(record.pact.id)?.seq ?? Infinity) <= record.seq) this.unwritten.delete(record.pact.id);
+      const unwritten = this.unwritten.get(record.pact.id);
+      if (unwritten && unwritten.seq > record.seq) continue; // reads keep seeing the newer one
+      this.unwritten.delete(record.pact.id);
+      this.responses.changed(record.pact.id, record.text);
     }
   }
 

@@ -20,6 +20,8 @@ export interface Config {
   journalMaxBytes: number;
   maxActors: number;
   actorIdleMs: number;
+  /** PACT_READ_CACHE_BYTES: `GET /pacts/:id` bodies kept in memory. */
+  readCacheBytes: number;
   mockDefaultBalance: bigint;
   commandTimeoutMs: number;
   http: HttpLimits;
@@ -59,6 +61,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     journalMaxBytes: Math.max(1, integer('PACT_JOURNAL_MAX_BYTES', DEFAULT_JOURNAL_MAX_BYTES, env)),
     maxActors: Math.max(1, integer('PACT_MAX_ACTORS', 10_000, env)),
     actorIdleMs: integer('PACT_ACTOR_IDLE_MS', 60_000, env),
+    readCacheBytes: integer('PACT_READ_CACHE_BYTES', 32 * 2 ** 20, env),
     mockDefaultBalance: BigInt(integer('PACT_MOCK_DEFAULT_BALANCE', 1_000_000_000, env)),
     commandTimeoutMs: integer('PACT_COMMAND_TIMEOUT_MS', 10_000, env),
     rateLimits: {

@@ -91,7 +91,7 @@ async function startRoles(config: Config, natsServer: NatsEndpoint): Promise<Pac
   const rails = new Map<string, Rail>([['mock', mockRail]]);
 
   const nodeId = stableNodeId(config.dataDir);
-  const readModel = new ReadModel(level);
+  const readModel = new ReadModel(level, config.readCacheBytes);
   const projector = new Projector(nats.reader, readModel, nodeId);
   const journal = new Journal(nats.host.js, nats.host.jsm);
   const partitionOfPact = (pactId: string) => partitionOf(pactId, config.partitions);

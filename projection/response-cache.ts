@@ -1,0 +1,69 @@
+/**
+ * The `GET /pacts/:id` bodies of recently read pacts, as the bytes sent, within a byte budget; the least
+ * recently used go first. A body is replaced whenever its pact's record changes, so it is never stale.
+ */
+export class ResponseCache {
+  private readonly bodies = new Map<string, Buffer>();
+  private bytes = 0;
+  /** Reads that missed and are fetching the text; `changed` while one is out, what it fetched may be old. */
+  private readonly misses = new Map<string, { readers: number; stale: boolean }>();
+
+  constructor(private readonly maxBytes: number) {}
+
+  get(id: string): Buffer | undefined {
+    const body = this.bodies.get(id);
+    if (body) {
+      this.bodies.delete(id); // re-inserted: newest last
+      this.bodies.set(id, body);
+    }
+    return body;
+  }
+
+  /**
+   * The body of the text `fetch` reads (undefined: no such pact), cached unless the pact's record changed
+   * while it was read.
+   */
+  async fill(id: string, fetch: () => Promise<string | undefined>): Promise<Buffer | undefined> {
+    const miss = this.misses.get(id) ?? { readers: 0, stale: false };
+    miss.readers++;
+    this.misses.set(id, miss);
+    try {
+      const text = await fetch();
+      if (text === undefined) return undefined;
+      return miss.stale ? bodyOf(text) : this.add(id, text);
+    } finally {
+      if (--miss.readers === 0) this.misses.delete(id);
+    }
+  }
+
+  private add(id: string, pactText: string): Buffer {
+    const body = bodyOf(pactText);
+    this.drop(id);
+    if (body.length > this.maxBytes) return body;
+    this.bodies.set(id, body);
+    this.bytes += body.length;
+    for (const [oldest, old] of this.bodies) {
+      if (this.bytes <= this.maxBytes) break;
+      this.bodies.delete(oldest);
+      this.bytes -= old.length;
+    }
+    return body;
+  }
+
+  /** The pact's record changed: a cached body is rebuilt from its new text. */
+  changed(id: string, pactText: string): void {
+    const miss = this.misses.get(id);
+    if (miss) miss.stale = true;
+    if (this.bodies.has(id)) this.add(id, pactText);
+  }
+
+  private drop(id: string): void {
+    const old = this.bodies.get(id);
+    if (!old) return;
+    this.bodies.delete(id);
+    this.bytes -= old.length;
+  }
+}
+
+/** `{ pact }` around the pact's JSON text, never parsed. */
+export const bodyOf = (pactText: string) => Buffer.from(`{"pact":${pactText}}`);

@@ -1,0 +1,40 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { bodyOf, ResponseCache } from '../../projection/response-cache.js';
+
+// The GET body cache: never serves a body older than the record, and keeps within its byte budget.
+
+const text = (n: number) => JSON.stringify({ id: `p_${n}`, filler: 'x'.repeat(80) });
+
+test('a body fetched while the record changed is sent but not kept', async () => {
+  const cache = new ResponseCache(10_000);
+  let release!: () => void;
+  const fetched = cache.fill('p_1', () => new Promise((resolve) => (release = () => resolve(text(1)))));
+  cache.changed('p_1', text(2)); // a write lands while the read is on disk
+  release();
+  assert.equal(await fetched, bodyOf(text(1)));
+  assert.is(cache.get('p_1'), undefined, 'the old body is not cached');
+  await cache.fill('p_1', async () => text(2));
+  assert.equal(cache.get('p_1'), bodyOf(text(2)));
+});
+
+test('a change replaces a cached body, and the least recently read go first past the budget', async () => {
+  const size = bodyOf(text(1)).length;
+  const cache = new ResponseCache(size * 2);
+  await cache.fill('a', async () => text(1));
+  await cache.fill('b', async () => text(2));
+  cache.get('a'); // b is now the least recently read
+  await cache.fill('c', async () => text(3));
+  assert.ok(cache.get('a') && cache.get('c'));
+  assert.is(cache.get('b'), undefined);
+  cache.changed('a', text(4));
+  assert.equal(cache.get('a'), bodyOf(text(4)));
+});
+
+test('an unknown pact is not cached', async () => {
+  const cache = new ResponseCache(10_000);
+  assert.is(await cache.fill('p_x', async () => undefined), undefined);
+  assert.is(cache.get('p_x'), undefined);
+});
+
+test.run();
