@@ -3,11 +3,11 @@ import { oversizedPart } from '../machines/pact/limits.js';
 import { sharesProblem } from '../machines/pact/rules.js';
 import { specProblem, type PactSpec } from '../machines/pact/spec.js';
 import type { Proposal, VerdictBody } from '../machines/pact/types.js';
-import { canonicalHashHex } from '../protocol/digest.js';
+import { canonicalDigest, canonicalHashHex } from '../protocol/digest.js';
 import { pactError, type PactError } from '../protocol/errors.js';
 import type { PartyId } from '../protocol/party.js';
 import { signedPart, type SignedCall } from '../protocol/signed-call.js';
-import { verifySignature } from '../protocol/verify.js';
+import { verifyBytes, verifySignature } from '../protocol/verify.js';
 import { wellFormedProblem } from '../protocol/well-formed.js';
 import { paidPayoutsSchema, signedCallSchema, verdictSchema, type PactAction } from '../protocol/schemas.js';
 import { issuedAtProblem } from '../protocol/issued-at.js';
@@ -21,6 +21,20 @@ import { commandKindOf, type CommandKind } from './subjects.js';
  */
 export type Admission = { command: AdmittedCommand } | { error: PactError };
 
+/** A signature admission still has to check, and what is refused (`refusal`) if it does not verify. */
+export interface SignatureCheck {
+  signer: string;
+  digest: Uint8Array;
+  sig: string;
+  refusal: PactError;
+}
+
+/**
+ * An admission that waits on one signature (the call's or the verdict's): the host checks it where it
+ * likes (a worker thread, say), then `then` finishes the admission.
+ */
+export type Admitting = Admission | { signature: SignatureCheck; then: () => Admission };
+
 const ajv = new Ajv({ coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false });
 const PACT_ACTIONS: PactAction[] = [
   'pacts.create', 'pacts.fund', 'pacts.withdraw', 'pacts.propose', 'pacts.cosign', 'pacts.object', 'pacts.cancel',
@@ -32,7 +46,7 @@ const paidValidator = ajv.compile(paidPayoutsSchema);
 /** The pact id a create call names: a replay of the same envelope names the same pact. */
 export const createdPactId = (envelope: SignedCall) => `p_${canonicalHashHex(signedPart(envelope)).slice(0, 32)}`;
 
-export function admit(pactId: string, command: HostCommand, kind: CommandKind, now: number): Admission {
+export function admit(pactId: string, command: HostCommand, kind: CommandKind, now: number): Admitting {
   if (kind !== commandKindOf(command)) return { error: pactError('forbidden', `a ${command.type} command cannot come on the ${kind} subject`) };
   switch (command.type) {
     case 'signed':
@@ -45,6 +59,14 @@ export function admit(pactId: string, command: HostCommand, kind: CommandKind, n
       return shapeProblem(paidValidator, command.paid, 'paid') ?? { command: { type: 'recordPayouts', paid: command.paid } };
   }
   return { error: pactError('invalid_request', 'unknown command') };
+}
+
+/** The whole admission on this thread, the signature checked here too (the audit re-admits this way). */
+export function admitNow(pactId: string, command: HostCommand, kind: CommandKind, now: number): Admission {
+  const admitting = admit(pactId, command, kind, now);
+  if (!('signature' in admitting)) return admitting;
+  const { signer, digest, sig, refusal } = admitting.signature;
+  return verifyBytes(signer, digest, sig) ? admitting.then() : { error: refusal };
 }
 
 function shapeProblem(validate: ValidateFunction, value: unknown, what: string): { error: PactError } | undefined {
@@ -65,7 +87,7 @@ function unsignableProblem(value: unknown): PactError | undefined {
   return problem ? pactError('invalid_request', problem) : undefined;
 }
 
-function admitSignedCall(pactId: string, envelope: SignedCall, payment: string | undefined, now: number): Admission {
+function admitSignedCall(pactId: string, envelope: SignedCall, payment: string | undefined, now: number): Admitting {
   const action = envelope?.action as PactAction;
   const validate = callValidators.get(action);
   if (!validate) return { error: pactError('invalid_signature', `the call is signed for ${String(action)}, not for a pact route`) };
@@ -75,11 +97,14 @@ function admitSignedCall(pactId: string, envelope: SignedCall, payment: string |
   if (unstorable) return { error: unstorable };
   const expectedId = action === 'pacts.create' ? createdPactId(envelope) : envelope.pactId;
   if (expectedId !== pactId) return { error: pactError('invalid_signature', `the call is signed for pact "${envelope.pactId}"`) };
-  if (!verifySignature(envelope.signer, signedPart(envelope), envelope.sig)) {
-    return { error: pactError('invalid_signature', 'the signature does not verify') };
-  }
-  return BUILDERS[action](envelope, payment, now);
+  return {
+    signature: signatureCheck(envelope, pactError('invalid_signature', 'the signature does not verify')),
+    then: () => BUILDERS[action](envelope, payment, now),
+  };
 }
+
+const signatureCheck = (signed: { signer: string; sig: string }, refusal: PactError): SignatureCheck =>
+  ({ signer: signed.signer, digest: canonicalDigest(signedPart(signed)), sig: signed.sig, refusal });
 
 type Builder = (envelope: SignedCall<any>, payment: string | undefined, now: number) => Admission;
 
@@ -110,18 +135,20 @@ const BUILDERS: Record<PactAction, Builder> = {
   'pacts.cancel': cancelCommand,
 };
 
-function admitVerdict(pactId: string, verdict: VerdictBody): Admission {
+function admitVerdict(pactId: string, verdict: VerdictBody): Admitting {
   const malformed = shapeProblem(verdictValidator, verdict, 'body');
   if (malformed) return malformed;
   const unsignable = unsignableProblem(verdict);
   if (unsignable) return { error: unsignable };
   if (verdict.pactId !== pactId) return { error: pactError('invalid_signature', `the verdict is signed for pact "${verdict.pactId}"`) };
-  if (!verifySignature(verdict.signer, signedPart(verdict), verdict.sig)) {
-    return { error: pactError('invalid_signature', 'the verdict signature does not verify') };
-  }
-  const problem = sharesProblem(verdict.distribution);
-  if (problem) return { error: pactError('invalid_request', problem, { field: 'distribution' }) };
-  return { command: { type: 'verdict', verdict } };
+  return {
+    signature: signatureCheck(verdict, pactError('invalid_signature', 'the verdict signature does not verify')),
+    then: () => {
+      const problem = sharesProblem(verdict.distribution);
+      if (problem) return { error: pactError('invalid_request', problem, { field: 'distribution' }) };
+      return { command: { type: 'verdict', verdict } };
+    },
+  };
 }
 
 /** X-PAYMENT carries the proof as JSON or base64-encoded JSON; undefined when it is neither. */

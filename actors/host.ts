@@ -3,7 +3,8 @@ import { pactError } from '../protocol/errors.js';
 import type { Clock } from '../runtime/clock.js';
 import { ensureDurableConsumer, PULL, type HostNats } from './nats.js';
 import { Leases } from './leases.js';
-import { admit, type Admission } from './admission.js';
+import type { Verifier } from '../protocol/verify-pool.js';
+import { admit, type Admission, type Admitting } from './admission.js';
 import type { AdmittedRequest, CommandMessage, CommandReply } from './messages.js';
 import { PactActor, type ActorDeps } from './pact-actor.js';
 import { CMD_STREAM, JOURNAL_STREAM, kindOfSubject, partitionCommands, partitionConsumer, partitionOf, REPLY_PREFIX, type CommandKind } from './subjects.js';
@@ -44,6 +45,7 @@ export class ActorHost {
     private readonly deps: ActorDeps,
     private readonly clock: Clock,
     private readonly options: HostOptions,
+    private readonly verifier: Verifier,
   ) {
     this.leases = new Leases(nats.leases, options.hostId, options.partitions, (owned) => this.follow(owned));
   }
@@ -137,12 +139,28 @@ export class ActorHost {
    * Admits the command (shape, signature), then queues it behind the pact's earlier ones. A command that is
    * not admitted is answered at once and never wakes the pact's actor.
    */
-  run(message: CommandMessage, kind: CommandKind): Promise<CommandReply> {
+  async run(message: CommandMessage, kind: CommandKind): Promise<CommandReply> {
     const now = this.clock.now(); // the command's time: admission and decision judge it at its arrival
-    const admission = admitSafely(message, kind, now);
-    if ('error' in admission) return Promise.resolve({ ok: false, error: admission.error });
+    const admission = await this.admitted(safely(message.id, () => admit(message.pactId, message.command, kind, now)), message.id);
+    if ('error' in admission) return { ok: false, error: admission.error };
     const envelope = message.command.type === 'signed' ? message.command.envelope : undefined;
-    const request: AdmittedRequest = { id: message.id, command: admission.command, ...(envelope ? { envelope } : {}) };
+    return this.apply(message, { id: message.id, command: admission.command, ...(envelope ? { envelope } : {}) }, now);
+  }
+
+  /** The admission once its signature is checked by the verifier; a verifier that fails makes it a 503. */
+  private async admitted(admitting: Admitting, commandId: string): Promise<Admission> {
+    if (!('signature' in admitting)) return admitting;
+    let valid: boolean;
+    try {
+      valid = await this.verifier.verify(admitting.signature);
+    } catch (error) {
+      console.error('a signature could not be checked:', String(error));
+      return { error: pactError('unavailable', 'the signature could not be checked now; retry') };
+    }
+    return valid ? safely(commandId, admitting.then) : { error: admitting.signature.refusal };
+  }
+
+  private apply(message: CommandMessage, request: AdmittedRequest, now: number): Promise<CommandReply> {
     const live = this.liveActor(message.pactId);
     live.busy++;
     const result = live.queue.then(async () => {
@@ -184,11 +202,11 @@ export class ActorHost {
 }
 
 /** Admission never throws on what a schema let through; should it, the command is refused, not the partition. */
-function admitSafely(message: CommandMessage, kind: CommandKind, now: number): Admission {
+function safely<T extends Admitting>(commandId: string, admit: () => T): T | Admission {
   try {
-    return admit(message.pactId, message.command, kind, now);
+    return admit();
   } catch (error) {
-    console.error(`command ${message.id} could not be admitted:`, String(error));
+    console.error(`command ${commandId} could not be admitted:`, String(error));
     return { error: pactError('invalid_request', 'the command could not be read') };
   }
 }

@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { admit } from '../actors/admission.js';
+import { admitNow } from '../actors/admission.js';
 import type { JournalEntry } from '../actors/journal.js';
 import type { HostCommand } from '../actors/messages.js';
 import { applyEntry } from '../actors/replay.js';
@@ -48,7 +48,7 @@ function signatureProblem(entry: JournalEntry): string | undefined {
 
 /** Admits `command` as the host did at `at`, and compares the event it makes with the journaled one. */
 function commandProblem(entry: JournalEntry, command: HostCommand, at: number): string | undefined {
-  const admission = admit(entry.pactId, command, 'signed', at);
+  const admission = admitNow(entry.pactId, command, 'signed', at);
   if ('error' in admission) return `${admission.error.error}: ${admission.error.message}`;
   const admitted = admission.command;
   if (admitted.type === 'create') return 'a create call on a pact that exists';
@@ -61,7 +61,7 @@ function commandProblem(entry: JournalEntry, command: HostCommand, at: number): 
 
 function createdProblem(entry: JournalEntry, pact: Pact): string | undefined {
   if (entry.nonce !== 0) return 'a creation at a nonce other than 0';
-  const admission = admit(entry.pactId, { type: 'signed', envelope: entry.envelope! }, 'signed', pact.createdAt);
+  const admission = admitNow(entry.pactId, { type: 'signed', envelope: entry.envelope! }, 'signed', pact.createdAt);
   if ('error' in admission) return `${admission.error.error}: ${admission.error.message}`;
   if (admission.command.type !== 'create') return `the first entry's call is ${entry.envelope!.action}`;
   const expected = newPact({

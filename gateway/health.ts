@@ -3,6 +3,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import type { ActorHost } from '../actors/host.js';
 import type { Keeper } from '../actors/keeper.js';
 import type { PayoutWorker } from '../actors/payout-worker.js';
+import type { Projector } from '../projection/projector.js';
 import type { ServerPolicy } from '../machines/pact/spec.js';
 import type { PartyId } from '../protocol/party.js';
 import type { ReadModel } from '../projection/read-model.js';
@@ -19,6 +20,7 @@ export interface HealthDeps {
   host: ActorHost;
   payoutWorker: PayoutWorker;
   readModel: ReadModel;
+  projector: Projector;
   /** Every NATS connection of the node (one per role, or one). */
   natsConnections: NatsConnection[];
 }
@@ -43,7 +45,7 @@ export function registerHealth(app: FastifyInstance, deps: HealthDeps): void {
     const [railHealth, natsUp, counts] = await Promise.all([
       Promise.all(rails.map(async (rail) => [rail.name, await rail.health()] as const)),
       natsReachable(deps.natsConnections),
-      deps.readModel.stateCounts(),
+      deps.projector.allWritten(NATS_ANSWER_MS).then(() => deps.readModel.stateCounts()), // counts with this node's latest writes
     ]);
     const problems = [
       ...(natsUp ? [] : ['NATS does not answer: writes are refused (503) until it is back']),

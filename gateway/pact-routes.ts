@@ -6,6 +6,7 @@ import type { PactSpec } from '../machines/pact/spec.js';
 import type { PactState, VerdictBody } from '../machines/pact/types.js';
 import { pactError } from '../protocol/errors.js';
 import type { SignedCall } from '../protocol/signed-call.js';
+import type { Projector } from '../projection/projector.js';
 import type { ReadModel } from '../projection/read-model.js';
 import { bodyOf } from '../projection/response-cache.js';
 import { sendError } from './errors.js';
@@ -17,11 +18,13 @@ export interface PactRouteDeps {
   rateLimits: RateLimits;
   bus: CommandSender;
   readModel: ReadModel;
+  projector: Projector;
 }
 
 const PACT_ID = /^p_[0-9a-f]{32}$/;
 const DEFAULT_LIMIT = 50;
 const MAX_LIMIT = 200;
+const LIST_WAIT_MS = 1_000;
 
 type Params = { id: string };
 
@@ -66,7 +69,7 @@ export function registerPactRoutes(app: FastifyInstance, deps: PactRouteDeps): v
     if (!PACT_ID.test(id)) return sendError(reply, unknownPact(id));
     return answer(reply, await send(id, { type: 'poke' }));
   });
-  registerReads(app, deps.readModel, limitFor(deps.rateLimits, 'lists'));
+  registerReads(app, deps, limitFor(deps.rateLimits, 'lists'));
 }
 
 type Limit = ReturnType<typeof limitFor>;
@@ -85,7 +88,7 @@ function registerSignedRoute(app: FastifyInstance, route: { path: string; action
   );
 }
 
-function registerReads(app: FastifyInstance, readModel: ReadModel, listLimit: Limit): void {
+function registerReads(app: FastifyInstance, { readModel, projector }: PactRouteDeps, listLimit: Limit): void {
   app.get<{ Params: Params }>('/pacts/:id', async (request, reply) => {
     const body = PACT_ID.test(request.params.id) ? await readModel.response(request.params.id) : undefined;
     if (body === undefined) return sendError(reply, unknownPact(request.params.id));
@@ -96,6 +99,7 @@ function registerReads(app: FastifyInstance, readModel: ReadModel, listLimit: Li
     const q = request.query;
     const limit = q.limit === undefined ? DEFAULT_LIMIT : Number(q.limit);
     if (limit > MAX_LIMIT) return sendError(reply, pactError('invalid_request', `limit is at most ${MAX_LIMIT}`, { field: 'limit' }));
+    await projector.allWritten(LIST_WAIT_MS); // the indexes then hold every write this node has answered
     return readModel.list({
       party: q.party,
       state: q.state as PactState | undefined,

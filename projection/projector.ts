@@ -41,6 +41,10 @@ export class Projector {
   private readonly waiters: { seq: number; resolve: () => void }[] = [];
   private readonly listeners: Listener[] = [];
   private arrivals: Arrival[] = [];
+  /** Arrivals taken and written so far: a reader that must see everything arrived waits on these. */
+  private arrivedCount = 0;
+  private writtenCount = 0;
+  private readonly drainWaiters: { count: number; resolve: () => void }[] = [];
   /** The newest records written, so that the next entry of a busy pact needs no read. */
   private readonly written = new Map<string, PactRecord>();
   /** Pacts with a journal entry the machine refuses: their record is the last good one, not the journal's. */
@@ -135,7 +139,20 @@ export class Projector {
     });
   }
 
+  /**
+   * Resolves once everything that arrived before the call is written (kept figures such as state counts
+   * then include this node's latest commits), or after `timeoutMs`.
+   */
+  allWritten(timeoutMs: number): Promise<void> {
+    if (this.writtenCount >= this.arrivedCount) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, timeoutMs);
+      this.drainWaiters.push({ count: this.arrivedCount, resolve: () => (clearTimeout(timer), resolve()) });
+    });
+  }
+
   private arrive(arrival: Arrival): void {
+    this.arrivedCount++;
     this.arrivals.push(arrival);
     this.writing ??= this.writeArrivals().finally(() => (this.writing = undefined));
   }
@@ -159,6 +176,7 @@ export class Projector {
         continue;
       }
       this.position = position;
+      this.writtenCount += batch.length;
       for (const record of records) {
         this.remember(record);
         for (const listener of this.listeners) listener(record.pact);
@@ -238,6 +256,10 @@ export class Projector {
   }
 
   private releaseWaiters(): void {
+    for (let i = this.drainWaiters.length - 1; i >= 0; i--) {
+      if (this.drainWaiters[i]!.count > this.writtenCount) continue;
+      this.drainWaiters.splice(i, 1)[0]!.resolve();
+    }
     for (let i = this.waiters.length - 1; i >= 0; i--) {
       const waiter = this.waiters[i]!;
       if (waiter.seq <= this.position) {

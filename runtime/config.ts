@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { DEFAULT_JOURNAL_MAX_BYTES } from '../actors/nats.js';
 import type { RateLimits } from '../gateway/rate-limits.js';
@@ -20,6 +21,8 @@ export interface Config {
   journalMaxBytes: number;
   maxActors: number;
   actorIdleMs: number;
+  /** PACT_VERIFY_THREADS: worker threads that check signatures; 0 checks them on the main thread. */
+  verifyThreads: number;
   /** PACT_READ_CACHE_BYTES: `GET /pacts/:id` bodies kept in memory. */
   readCacheBytes: number;
   mockDefaultBalance: bigint;
@@ -61,6 +64,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     journalMaxBytes: Math.max(1, integer('PACT_JOURNAL_MAX_BYTES', DEFAULT_JOURNAL_MAX_BYTES, env)),
     maxActors: Math.max(1, integer('PACT_MAX_ACTORS', 10_000, env)),
     actorIdleMs: integer('PACT_ACTOR_IDLE_MS', 60_000, env),
+    verifyThreads: integer('PACT_VERIFY_THREADS', availableParallelism() > 1 ? 1 : 0, env),
     readCacheBytes: integer('PACT_READ_CACHE_BYTES', 32 * 2 ** 20, env),
     mockDefaultBalance: BigInt(integer('PACT_MOCK_DEFAULT_BALANCE', 1_000_000_000, env)),
     commandTimeoutMs: integer('PACT_COMMAND_TIMEOUT_MS', 10_000, env),

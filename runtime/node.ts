@@ -15,6 +15,7 @@ import { buildGateway } from '../gateway/app.js';
 import type { ServerPolicy } from '../machines/pact/spec.js';
 import type { PartyId } from '../protocol/party.js';
 import { Projector } from '../projection/projector.js';
+import { inlineVerifier, VerifyPool } from '../protocol/verify-pool.js';
 import { ReadModel } from '../projection/read-model.js';
 import { MockRail } from '../rails/mock/mock-rail.js';
 import type { Rail } from '../rails/rail.js';
@@ -101,12 +102,13 @@ async function startRoles(config: Config, natsServer: NatsEndpoint): Promise<Pac
     committed: (committed) => projector.committed(committed),
     recovered: (record) => readModel.remember(record),
   };
+  const verifier = config.verifyThreads > 0 ? new VerifyPool(config.verifyThreads) : inlineVerifier;
   const host = new ActorHost(nats.host, { journal, records, rails, policy }, clock, {
     hostId: nodeId,
     partitions: config.partitions,
     idleMs: config.actorIdleMs,
     maxActors: config.maxActors,
-  });
+  }, verifier);
   const remoteBus = new CommandBus(nats.gateway, config.partitions, config.commandTimeoutMs);
   const bus = new LocalFirstSender(host, remoteBus, config.partitions, config.commandTimeoutMs);
   const keeper = new Keeper(bus, clock);
@@ -131,7 +133,7 @@ async function startRoles(config: Config, natsServer: NatsEndpoint): Promise<Pac
   reconciler.start(60_000);
 
   const app = await buildGateway({
-    bus, readModel, clock, http: config.http, rateLimits: config.rateLimits, natsConnections: connectionsOf(nats), version: VERSION, rails, policy, serverParty, keeper, payoutWorker, host,
+    bus, readModel, projector, clock, http: config.http, rateLimits: config.rateLimits, natsConnections: connectionsOf(nats), version: VERSION, rails, policy, serverParty, keeper, payoutWorker, host,
     testHooks: config.testHooks ? { clock, keeper, reconciler, projector, mockRail } : undefined,
   });
   await app.listen({ port: config.port, host: config.host });
@@ -147,6 +149,7 @@ async function startRoles(config: Config, natsServer: NatsEndpoint): Promise<Pac
       reconciler.stop();
       payoutWorker.stop();
       await host.stop();
+      await verifier.close();
       await projector.stop();
       remoteBus.close();
       payoutBus.close();

@@ -1,0 +1,98 @@
+import { Worker } from 'node:worker_threads';
+import { verifyBytes } from './verify.js';
+
+/** One Ed25519 check: `sig` (lowercase hex) over the 32-byte `digest` by the key in `signer`. */
+export interface Check {
+  signer: string;
+  digest: Uint8Array;
+  sig: string;
+}
+
+/** Whatever checks signatures: inline on this thread, or a pool of worker threads. */
+export interface Verifier {
+  verify(check: Check): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+/** Checks on the calling thread: what one core does when it is enough. */
+export const inlineVerifier: Verifier = {
+  verify: async ({ signer, digest, sig }) => verifyBytes(signer, digest, sig),
+  close: async () => undefined,
+};
+
+const WORKER_MODULE = new URL('./verify-worker.ts', import.meta.url).href;
+/** A worker thread does not inherit the main thread's TypeScript loader (tsx): it registers its own. */
+const WORKER_BOOTSTRAP = `
+  const { workerData } = require('node:worker_threads');
+  import('tsx/esm/api').then(({ register }) => { register(); return import(workerData.module); });
+`;
+
+interface Waiting {
+  resolve: (valid: boolean) => void;
+  reject: (error: Error) => void;
+}
+
+/**
+ * Checks on `threads` worker threads. Checks asked for in one turn of the event loop go to one worker as
+ * one message (batching keeps the messaging cheap); batches go round the workers. Each worker keeps its own
+ * cache of imported keys. A worker that fails takes its batch's checks with it (they reject: the command
+ * is answered 503, nothing is applied) and is replaced.
+ */
+export class VerifyPool implements Verifier {
+  private readonly workers: Worker[];
+  private readonly waiting = new Map<number, Waiting[]>();
+  private batch: Check[] = [];
+  private batchWaiting: Waiting[] = [];
+  private batches = 0;
+  private closed = false;
+
+  constructor(threads: number) {
+    this.workers = Array.from({ length: threads }, () => this.spawn());
+  }
+
+  verify(check: Check): Promise<boolean> {
+    return new Promise((resolve, reject) => {
+      this.batch.push(check);
+      this.batchWaiting.push({ resolve, reject });
+      if (this.batch.length === 1) setImmediate(() => this.send());
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all(this.workers.map((worker) => worker.terminate()));
+  }
+
+  private send(): void {
+    const id = ++this.batches;
+    this.waiting.set(id, this.batchWaiting);
+    this.workers[id % this.workers.length]!.postMessage({ id, checks: this.batch });
+    this.batch = [];
+    this.batchWaiting = [];
+  }
+
+  private spawn(): Worker {
+    const worker = new Worker(WORKER_BOOTSTRAP, { eval: true, workerData: { module: WORKER_MODULE } });
+    worker.on('message', ({ id, results }: { id: number; results: boolean[] }) => {
+      const waiting = this.waiting.get(id) ?? [];
+      this.waiting.delete(id);
+      waiting.forEach((w, i) => w.resolve(results[i] === true));
+    });
+    worker.on('error', (error) => console.error('a verification worker failed:', String(error)));
+    worker.on('exit', () => this.replace(worker));
+    worker.unref();
+    return worker;
+  }
+
+  /** Fails the batches the worker held and puts a new worker in its place. */
+  private replace(gone: Worker): void {
+    const index = this.workers.indexOf(gone);
+    if (index < 0) return;
+    for (const [id, waiting] of this.waiting) {
+      if (id % this.workers.length !== index) continue;
+      this.waiting.delete(id);
+      for (const w of waiting) w.reject(new Error('the verification worker stopped'));
+    }
+    if (!this.closed) this.workers[index] = this.spawn();
+  }
+}
