@@ -80,7 +80,6 @@ export class VerifyPool implements Verifier {
     });
     worker.on('error', (error) => console.error('a verification worker failed:', String(error)));
     worker.on('exit', () => this.replace(worker));
-    worker.unref();
     return worker;
   }
 
