@@ -1,16 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Journal } from '../../actors/journal.js';
 import type { AdmittedCommand, AdmittedRequest } from '../../actors/messages.js';
-import { connectNats, type Nats } from '../../actors/nats.js';
 import { PactActor, type ActorDeps } from '../../actors/pact-actor.js';
 import { MockRail } from '../../rails/mock/mock-rail.js';
-import { startNatsServer, type NatsServerProcess } from '../../runtime/nats-server.js';
 import { generateKeyPair } from '../../protocol/sign.js';
-import { openLevel, type JsonLevel } from '../../storage/level.js';
+import { startJournalBench, type JournalBench } from '../support/journal-bench.js';
 import { MemoryRecords } from '../support/memory-records.js';
 import { policy, twoPartySpec } from '../support/pacts.js';
 
@@ -27,11 +22,8 @@ class CountingJournal extends Journal {
 }
 
 interface Context {
-  root: string;
-  server: NatsServerProcess;
-  nats: Nats;
+  bench: JournalBench;
   journal: CountingJournal;
-  level: JsonLevel;
   deps: ActorDeps;
   records: MemoryRecords;
 }
@@ -39,21 +31,13 @@ interface Context {
 const test = suite<Context>('an actor coming back');
 
 test.before.each(async (context) => {
-  context.root = mkdtempSync(join(tmpdir(), 'pact-coming-back-'));
-  context.server = await startNatsServer(join(context.root, 'nats'));
-  context.nats = await connectNats({ url: context.server.url });
-  context.journal = new CountingJournal(context.nats.js, context.nats.jsm);
-  context.level = await openLevel(join(context.root, 'rail'));
+  context.bench = await startJournalBench('coming-back');
+  context.journal = new CountingJournal(context.bench.nats.js, context.bench.nats.jsm);
   context.records = new MemoryRecords();
-  const rail = await MockRail.open(context.level, 1_000_000n);
+  const rail = await MockRail.open(context.bench.level, 1_000_000n);
   context.deps = { journal: context.journal, records: context.records, rails: new Map([['mock', rail]]), policy };
 });
-test.after.each(async ({ root, server, nats, level }) => {
-  await nats.nc.close();
-  await level.close();
-  await server.stop();
-  rmSync(root, { recursive: true, force: true });
-});
+test.after.each(({ bench }) => bench.stop());
 
 const [a, b] = [generateKeyPair(), generateKeyPair()];
 let commands = 0;

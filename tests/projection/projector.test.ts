@@ -1,25 +1,19 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Journal, type JournalEntry } from '../../actors/journal.js';
-import { connectNats, type Nats } from '../../actors/nats.js';
 import { evolve } from '../../machines/pact/evolve.js';
 import type { Pact } from '../../machines/pact/types.js';
 import { Projector } from '../../projection/projector.js';
 import { ReadModel, type PactRecord } from '../../projection/read-model.js';
 import { generateKeyPair } from '../../protocol/sign.js';
-import { startNatsServer, type NatsServerProcess } from '../../runtime/nats-server.js';
-import { openLevel, type JsonLevel } from '../../storage/level.js';
+import type { JsonLevel } from '../../storage/level.js';
+import { startJournalBench, type JournalBench } from '../support/journal-bench.js';
 import { pactFrom, twoPartySpec } from '../support/pacts.js';
 
 // The projector on a real nats-server and LevelDB: the journal path, the local-commit path, and both at once.
 
 interface Context {
-  root: string;
-  server: NatsServerProcess;
-  nats: Nats;
+  bench: JournalBench;
   journal: Journal;
   level: JsonLevel;
   readModel: ReadModel;
@@ -48,21 +42,16 @@ class FailingOnce extends ReadModel {
 }
 
 test.before.each(async (context) => {
-  context.root = mkdtempSync(join(tmpdir(), 'pact-projector-'));
-  context.server = await startNatsServer(join(context.root, 'nats'));
-  context.nats = await connectNats({ url: context.server.url });
-  context.journal = new Journal(context.nats.js, context.nats.jsm);
-  context.level = await openLevel(join(context.root, 'level'));
+  context.bench = await startJournalBench('projector');
+  context.journal = context.bench.journal;
+  context.level = context.bench.level;
   context.readModel = new FailingOnce(context.level);
   (context.readModel as FailingOnce).failures = 0;
-  context.projector = new Projector(context.nats, context.readModel, 'test-node');
+  context.projector = new Projector(context.bench.nats, context.readModel, 'test-node');
 });
-test.after.each(async ({ root, server, nats, level, projector }) => {
+test.after.each(async ({ bench, projector }) => {
   await projector.stop();
-  await nats.nc.close();
-  await level.close();
-  await server.stop();
-  rmSync(root, { recursive: true, force: true });
+  await bench.stop();
 });
 
 let pacts = 0;
