@@ -20,7 +20,7 @@ export async function storedPacts(load: LoadGenerator, stack: Stack, clients: Pr
   print([
     `created ${measured.ids.length} of ${stored} in ${fixed(measured.wallMs / 1000, 2)} s = ${fixed(measured.ids.length / (measured.wallMs / 1000))} creates/s (signing excluded)`,
     ...routeLines(measured),
-    'CPU during the creates',
+    'CPU during the creates (the load generator signing between batches included)',
     ...cpu.map((line) => `  ${line}`),
     ...failureLines('failures', measured),
     `memory after the creates  ${memory(stack)}, live actors ${await liveActors(stack)}`,
