@@ -5,6 +5,13 @@ export function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1]!;
 }
 
+/** "p50 … ms, p99 … ms, max … ms (n)" of a list of latencies in milliseconds. */
+export function latencySummary(latenciesMs: readonly number[]): string {
+  const sorted = [...latenciesMs].sort((a, b) => a - b);
+  const ms = (p: number) => `${fixed(percentile(sorted, p), 2)} ms`;
+  return `p50 ${ms(50)}, p99 ${ms(99)}, max ${ms(100)} (${sorted.length})`;
+}
+
 /** Counts of string keys, e.g. failures by route, status and error code. */
 export class Tally {
   private readonly counts = new Map<string, number>();

@@ -65,6 +65,11 @@ export class Stack {
     return this.client.baseUrl;
   }
 
+  /** The pid of the running service process (the bench reads its CPU time and memory from /proc). */
+  get serverPid(): number | undefined {
+    return this.child?.pid;
+  }
+
   async startServer(): Promise<void> {
     this.log = '';
     const child = spawn(process.execPath, [...this.nodeArgs, '--import', 'tsx', 'runtime/main.ts'], {

@@ -1,0 +1,42 @@
+/**
+ * `npm run bench`: the service's write path, read path, memory and cold activation, measured from a
+ * separate load generator process so that the figures are the server's. See README, Benchmark.
+ *
+ *   BENCH_PACTS BENCH_WARMUP BENCH_CONCURRENCY BENCH_READ_SECONDS BENCH_READ_CONCURRENCY BENCH_STORED BENCH_COLD
+ *   BENCH_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof'   node arguments for the service
+ */
+import { Stack } from '../tests/support/stack.js';
+import { using } from './cleanup.js';
+import { LoadGenerator } from './load-generator.js';
+import { machineDescription, rawVerifyRate, signedCallVerifyRate } from './machine.js';
+import { reads } from './reads.js';
+import { print } from './report.js';
+import { settings } from './settings.js';
+import { signedCommands } from './signed-commands.js';
+import { fixed } from './stats.js';
+import { PASSIVATING_ENV, storedPacts } from './stored.js';
+
+const withStack = <T>(env: Record<string, string>, use: (stack: Stack) => Promise<T>) =>
+  using(() => Stack.start({ env, nodeArgs: settings.nodeArgs }), (stack) => stack.stop(), use);
+
+async function main(): Promise<void> {
+  console.log('machine');
+  print(machineDescription());
+  const verifyRate = rawVerifyRate();
+  console.log('\nEd25519, one core, this run (server not started yet)');
+  print([
+    `node:crypto verify, 32-byte digest, cached KeyObject  ${fixed(verifyRate, 0)} /s`,
+    `verifySignature of a signed call (JCS + SHA-256 + verify)  ${fixed(signedCallVerifyRate(), 0)} /s`,
+  ]);
+
+  await using(LoadGenerator.start, (load) => load.stop(), async (load) => {
+    const clients = { 'bench': process.pid, 'load generator': load.pid };
+    await withStack({}, async (stack) => {
+      const settled = await signedCommands(load, stack, clients, verifyRate);
+      await reads(load, stack, clients, settled);
+    });
+    await withStack(PASSIVATING_ENV, (stack) => storedPacts(load, stack, clients));
+  });
+}
+
+await main();

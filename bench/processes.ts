@@ -1,0 +1,41 @@
+/** CPU time and memory of the bench's processes, read from /proc (Linux). */
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import type { Stack } from '../tests/support/stack.js';
+
+const TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }));
+
+/** Processes by the name the report gives them. */
+export type Processes = Record<string, number>;
+
+/** CPU seconds (user + system) so far of each process; one that is gone is left out. */
+export function cpuSeconds(processes: Processes): Map<string, number> {
+  const seconds = new Map<string, number>();
+  for (const [name, pid] of Object.entries(processes)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      seconds.set(name, (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND);
+    } catch {
+      // the process is gone
+    }
+  }
+  return seconds;
+}
+
+/** The resident set of a process in MiB (VmRSS of /proc/<pid>/status). */
+export function rssMiB(pid: number): number {
+  const kib = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+  return Number(kib) / 1024;
+}
+
+/** The pid of this process's child named `command` (e.g. the stack's nats-server). */
+export function childNamed(command: string): number {
+  const children = readFileSync(`/proc/${process.pid}/task/${process.pid}/children`, 'utf8').trim().split(/\s+/).map(Number);
+  const pid = children.find((child) => readFileSync(`/proc/${child}/comm`, 'utf8').trim() === command);
+  if (pid === undefined) throw new Error(`no child process named ${command}`);
+  return pid;
+}
+
+/** The service process of a running stack and its nats-server (the only nats-server this process starts). */
+export const stackProcesses = (stack: Stack): Processes => ({ 'pact service': stack.serverPid!, 'nats-server': childNamed('nats-server') });

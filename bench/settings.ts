@@ -1,0 +1,22 @@
+/** What the environment changes in a run of the bench (README, Benchmark). */
+function envInt(name: string, fallback: number): number {
+  const value = Number(process.env[name] || fallback);
+  if (!Number.isSafeInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer`);
+  return value;
+}
+
+export const settings = {
+  /** Lifecycles in the timed phase, and before it (untimed) to warm the service up. */
+  lifecycles: envInt('BENCH_PACTS', 1000),
+  warmup: envInt('BENCH_WARMUP', 20),
+  /** Lifecycles (and creates) in flight. */
+  concurrency: envInt('BENCH_CONCURRENCY', 32),
+  readSeconds: envInt('BENCH_READ_SECONDS', 5),
+  readConcurrency: envInt('BENCH_READ_CONCURRENCY', 64),
+  /** Pacts created for the memory and cold-activation phase. */
+  stored: envInt('BENCH_STORED', 2000),
+  /** Passivated pacts the cold-activation phase sends a command to. */
+  cold: envInt('BENCH_COLD', 500),
+  /** Node arguments for the service, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`. */
+  nodeArgs: (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean),
+};

@@ -1,0 +1,52 @@
+import type { Stack } from '../tests/support/stack.js';
+import type { LoadGenerator } from './load-generator.js';
+import { childNamed, rssMiB, stackProcesses, type Processes } from './processes.js';
+import { failureLines, print, routeLines } from './report.js';
+import { settings } from './settings.js';
+import { fixed } from './stats.js';
+
+/** What the stack for this phase is started with: actors idle for a second are passivated at the next sweep (every 10 s). */
+export const PASSIVATING_ENV = { PACT_ACTOR_IDLE_MS: '1000' };
+const PASSIVATION_TIMEOUT_MS = 60_000;
+
+/**
+ * Memory with many stored pacts, then cold activation: a command to pacts whose actors were passivated,
+ * which must load the pact before it can decide and append to the journal. `stack` runs with PASSIVATING_ENV.
+ */
+export async function storedPacts(load: LoadGenerator, stack: Stack, clients: Processes): Promise<void> {
+  const { stored, concurrency, cold } = settings;
+  console.log(`\nstored pacts: a fresh service (PACT_ACTOR_IDLE_MS=1000), ${stored} pre-signed creates, ${concurrency} in flight`);
+  const { measured, cpu } = await load.timed({ kind: 'creates', url: stack.url, count: stored, concurrency }, { ...clients, ...stackProcesses(stack) });
+  print([
+    `created ${measured.ids.length} of ${stored} in ${fixed(measured.wallMs / 1000, 2)} s = ${fixed(measured.ids.length / (measured.wallMs / 1000))} creates/s (signing excluded)`,
+    ...routeLines(measured),
+    'CPU during the creates (the load generator signing between batches included)',
+    ...cpu.map((line) => `  ${line}`),
+    ...failureLines('failures', measured),
+    `memory after the creates  ${memory(stack)}, live actors ${await liveActors(stack)}`,
+  ]);
+
+  const waitStart = performance.now();
+  const live = await passivated(stack);
+  print([`memory after passivation  ${memory(stack)}, live actors ${live} (${fixed((performance.now() - waitStart) / 1000)} s after the creates)`]);
+
+  console.log(`\ncold activation: ${cold} random stored pacts, one at a time: the seller's fund (X-PAYMENT) on the passivated pact, then the buyer's on the live one`);
+  const activations = await load.run({ kind: 'cold', url: stack.url, count: cold });
+  print([...routeLines(activations), ...failureLines('failures', activations), `live actors after: ${await liveActors(stack)}`]);
+}
+
+const memory = (stack: Stack) => `RSS pact service ${fixed(rssMiB(stack.serverPid!))} MiB, nats-server ${fixed(rssMiB(childNamed('nats-server')))} MiB`;
+
+async function liveActors(stack: Stack): Promise<number> {
+  return (await stack.client.request<{ actors: { live: number } }>('GET', '/health')).body.actors.live;
+}
+
+/** Waits until the host has passivated every actor (or the timeout) and returns the live actors left. */
+async function passivated(stack: Stack): Promise<number> {
+  const deadline = Date.now() + PASSIVATION_TIMEOUT_MS;
+  for (;;) {
+    const live = await liveActors(stack);
+    if (live === 0 || Date.now() > deadline) return live;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
