@@ -46,8 +46,6 @@ type Outcome = { event: JournalEvent; next: Pact } | { reply: CommandReply };
  * confirmed by appending or reading the journal, or one the node's records vouch for.
  */
 export class PactActor {
-  private text: string | undefined;
-
   private constructor(
     readonly pactId: string,
     private readonly deps: ActorDeps,
@@ -64,7 +62,6 @@ export class PactActor {
   static async load(pactId: string, deps: ActorDeps, fromJournal = false): Promise<PactActor> {
     const record = await deps.records.load(pactId);
     const actor = new PactActor(pactId, deps, record?.pact, record?.seq ?? 0, record?.recentCommands ?? [], false);
-    actor.text = record?.text;
     if (fromJournal) await actor.confirm();
     return actor;
   }
@@ -78,13 +75,12 @@ export class PactActor {
     const { event, next } = outcome;
     const entry = entryOf({ commandId: request.id, event, envelope: request.envelope, previous: this.pact, next });
     try {
-      await this.commit(entry, next);
+      return success(await this.commit(entry, next));
     } catch (error) {
       if (!(error instanceof ExpectedSequenceMismatch) || retried) throw error;
       await this.confirm(); // another writer got there first: see what it wrote, then decide again
       return this.handle(request, now, true);
     }
-    return this.success();
   }
 
   /** `reply`, decided without an append, if the record it was decided on is current; else decides again on the journal's. */
@@ -151,18 +147,22 @@ export class PactActor {
     }
   }
 
-  /** Appends the entry, adopts `next`, the pact it leads to, and hands both to the node's records. */
-  private async commit(entry: JournalEntry, next: Pact): Promise<void> {
+  /**
+   * Appends the entry, adopts `next`, the pact it leads to, and hands the record (serialised here, once) to
+   * the node's records; the answer sends the same text.
+   */
+  private async commit(entry: JournalEntry, next: Pact): Promise<PactRecord> {
     const previousSeq = this.seq;
     const seq = await this.deps.journal.append(entry, previousSeq);
     this.apply(seq, entry, next);
     this.confirmed = true;
-    this.deps.records.committed({ entry, previousSeq, record: this.record() });
+    const record = this.record();
+    this.deps.records.committed({ entry, previousSeq, record });
+    return record;
   }
 
   private apply(seq: number, entry: JournalEntry, next: Pact): void {
     this.pact = next;
-    this.text = undefined;
     this.seq = seq;
     this.recentCommands = recentAfter(this.recentCommands, entry.commandId);
   }
@@ -175,15 +175,15 @@ export class PactActor {
     if (newer.length > 0) this.deps.records.recovered(this.record());
   }
 
+  /** The actor's state as a record; the JSON text is made on each call (the actor keeps no copy of it). */
   private record(): PactRecord {
-    this.text ??= JSON.stringify(this.pact);
-    return { pact: this.pact!, text: this.text, seq: this.seq, recentCommands: this.recentCommands };
+    return { pact: this.pact!, text: JSON.stringify(this.pact), seq: this.seq, recentCommands: this.recentCommands };
   }
 
   private success(): CommandReply {
-    const { pact, text, seq } = this.record();
-    return { ok: true, pact, text, seq };
+    return success(this.record());
   }
 }
 
+const success = ({ pact, text, seq }: PactRecord): CommandReply => ({ ok: true, pact, text, seq });
 const failure = (error: PactError): { reply: CommandReply } => ({ reply: { ok: false, error } });
