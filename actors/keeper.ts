@@ -1,18 +1,26 @@
-import { currentDeadline } from '../machines/pact/rules.js';
-import type { Pact } from '../machines/pact/types.js';
+import { currentDeadline, type Deadlines } from '../machines/pact/rules.js';
 import type { Clock } from '../runtime/clock.js';
 import type { CommandSender } from './command-sender.js';
 
 const MAX_TIMER_MS = 3_600_000; // Node fires timers above 2^31-1 ms at once: re-arm at most hourly
 const CONCURRENCY = 32;
 const RETRY_MS = 1_000;
+const ROUNDS = 4;
+
+/** Where the keeper finds deadlines: the read model's index of each open pact's next one. */
+export interface DeadlineIndex {
+  /** Pacts whose deadline is at or before `time`, at most `limit`, earliest first; written ones only. */
+  dueBy(time: number, limit: number): Promise<string[]>;
+  /** The earliest deadline in the index, or Infinity. */
+  earliest(): Promise<number>;
+}
 
 /**
- * Keeps each open pact's next deadline and, when one is due, sends a `poke` through the command path,
- * exactly as `POST /pacts/:id/poke` does.
+ * When an open pact's next deadline is due, sends a `poke` through the command path, exactly as
+ * `POST /pacts/:id/poke` does. It holds no deadlines itself (the read model indexes them, so memory does not
+ * grow with pacts): it is told of each record written, to set its timer for the earliest deadline.
  */
 export class Keeper {
-  private readonly deadlines = new Map<string, number>();
   private timer: NodeJS.Timeout | undefined;
   private armedFor = Infinity;
   private running: Promise<void> | undefined;
@@ -22,20 +30,13 @@ export class Keeper {
   constructor(
     private readonly bus: CommandSender,
     private readonly clock: Clock,
+    private readonly index: DeadlineIndex,
   ) {}
 
-  track(pact: Pact): void {
+  /** A pact's record was written: its deadline may be the earliest now. */
+  track(pact: Deadlines): void {
     const deadline = currentDeadline(pact);
-    if (deadline === null) {
-      this.deadlines.delete(pact.id);
-      return;
-    }
-    this.deadlines.set(pact.id, deadline);
-    if (deadline < this.armedFor) this.arm(deadline);
-  }
-
-  get size(): number {
-    return this.deadlines.size;
+    if (deadline !== null && deadline < this.armedFor) this.arm(deadline);
   }
 
   stop(): void {
@@ -48,19 +49,18 @@ export class Keeper {
    * the highest journal position its pokes reached, for a reader that must see their outcome.
    */
   async tick(): Promise<number> {
-    this.running ??= this.pokeDue().finally(() => {
+    this.running ??= this.pokeDue().finally(async () => {
       this.running = undefined;
       // What is still due after a tick could not be poked (NATS away, say): try again a second later.
-      this.arm(Math.max(this.earliest(), this.clock.now() + RETRY_MS));
+      this.arm(Math.max(await this.index.earliest().catch(() => this.clock.now()), this.clock.now() + RETRY_MS));
     });
     await this.running;
     return this.lastSeq;
   }
 
   private async pokeDue(): Promise<void> {
-    for (let round = 0; round < 4; round++) {
-      const now = this.clock.now();
-      const due = [...this.deadlines].filter(([, deadline]) => deadline <= now).map(([id]) => id);
+    for (let round = 0; round < ROUNDS; round++) {
+      const due = await this.index.dueBy(this.clock.now(), CONCURRENCY * 8);
       if (due.length === 0) return;
       for (let i = 0; i < due.length; i += CONCURRENCY) {
         await Promise.all(due.slice(i, i + CONCURRENCY).map((id) => this.poke(id)));
@@ -70,18 +70,10 @@ export class Keeper {
 
   private async poke(pactId: string): Promise<void> {
     const reply = await this.bus.send(pactId, { type: 'poke' });
-    if (!reply.ok) return;
-    this.lastSeq = Math.max(this.lastSeq, reply.seq);
-    this.track(reply.pact);
+    if (reply.ok) this.lastSeq = Math.max(this.lastSeq, reply.seq);
   }
 
-  private earliest(): number {
-    let earliest = Infinity;
-    for (const deadline of this.deadlines.values()) earliest = Math.min(earliest, deadline);
-    return earliest;
-  }
-
-  /** Sets the timer for `next`, the earliest deadline known; a tick re-arms from all of them. */
+  /** Sets the timer for `next`, the earliest deadline known; a tick re-arms from the index. */
   private arm(next: number): void {
     if (this.stopped || this.running) return;
     clearTimeout(this.timer);

@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { ActorHost } from '../actors/host.js';
-import type { Keeper } from '../actors/keeper.js';
 import type { PayoutWorker } from '../actors/payout-worker.js';
 import type { Projector } from '../projection/projector.js';
 import type { ServerPolicy } from '../machines/pact/spec.js';
@@ -16,7 +15,6 @@ export interface HealthDeps {
   rails: ReadonlyMap<string, Rail>;
   policy: ServerPolicy;
   serverParty: PartyId;
-  keeper: Keeper;
   host: ActorHost;
   payoutWorker: PayoutWorker;
   readModel: ReadModel;
@@ -64,7 +62,12 @@ export function registerHealth(app: FastifyInstance, deps: HealthDeps): void {
       serverParty: deps.serverParty,
       paymentRails: Object.fromEntries(railHealth),
       payoutReadiness: { treasury: Object.fromEntries(railHealth.map(([name, health]) => [name, health.live])) },
-      pending: { deadlines: deps.keeper.size, payouts: payouts.count, payoutsCheckedAt: payouts.at, disputes: counts.DISPUTED },
+      pending: {
+        deadlines: counts.CREATED + counts.ACTIVE + counts.PROPOSED + counts.DISPUTED, // every open pact has one
+        payouts: payouts.count,
+        payoutsCheckedAt: payouts.at,
+        disputes: counts.DISPUTED,
+      },
       durableKeys: { evaluator: true, server: true },
       actors: { live: deps.host.liveActors },
     };

@@ -1,5 +1,6 @@
 import type { AbstractBatchOperation } from 'abstract-level';
 import { PACT_STATES, type Outcome, type Pact, type PactState } from '../machines/pact/types.js';
+import { currentDeadline } from '../machines/pact/rules.js';
 import type { JsonLevel } from '../storage/level.js';
 import { ResponseCache } from './response-cache.js';
 
@@ -77,6 +78,8 @@ export interface ListPage {
 }
 
 const SCAN_LIMIT = 5_000;
+/** The stored layout; a read model of another is rebuilt from the journal (`open`). */
+const LAYOUT = 2;
 const pad = (ms: number) => String(ms).padStart(15, '0');
 
 /** Index prefixes, most selective first. */
@@ -103,6 +106,8 @@ export class ReadModel {
   private readonly heads;
   private readonly summaries;
   private readonly unpaid;
+  /** `<deadline>!<id>` of each open pact's next deadline: what the keeper pokes, read in time order. */
+  private readonly deadlines;
   private readonly index;
   private readonly meta;
   /** How many pacts are in each state, kept with every write so that health never counts. */
@@ -119,6 +124,7 @@ export class ReadModel {
     this.pactTexts = level.sublevel<string, string>('pacts', { valueEncoding: 'utf8' });
     this.heads = level.sublevel<string, Head>('heads', { valueEncoding: 'json' });
     this.unpaid = level.sublevel<string, string>('unpaid', { valueEncoding: 'utf8' });
+    this.deadlines = level.sublevel<string, string>('deadlines', { valueEncoding: 'utf8' });
     this.summaries = level.sublevel<string, PactSummary>('summaries', { valueEncoding: 'json' });
     this.index = level.sublevel<string, string>('index', { valueEncoding: 'utf8' });
     this.meta = level.sublevel<string, unknown>('meta', { valueEncoding: 'json' });
@@ -168,9 +174,31 @@ export class ReadModel {
     return this.heads.getMany(ids);
   }
 
+  /** Pacts whose next deadline is at or before `time`, earliest first, at most `limit`. */
+  async dueBy(time: number, limit: number): Promise<string[]> {
+    return this.deadlines.values({ lt: `${pad(time)}!\uffff`, limit }).all();
+  }
+
+  /** The earliest deadline of any open pact, or Infinity. */
+  async earliestDeadline(): Promise<number> {
+    const [first] = await this.deadlines.keys({ limit: 1 }).all();
+    return first === undefined ? Infinity : Number(first.slice(0, 15));
+  }
+
   /** Ids of pacts with payouts not yet paid. */
   async *withUnpaidPayouts(): AsyncGenerator<string> {
     yield* this.unpaid.keys();
+  }
+
+  /**
+   * Makes the stored read model one this code can read: one of another layout (an older version's) is
+   * cleared, and the projector then rebuilds it from the journal. Call before anything reads it.
+   */
+  async open(): Promise<void> {
+    if ((await this.meta.get('layout')) === LAYOUT) return;
+    const sublevels = [this.pactTexts, this.heads, this.unpaid, this.deadlines, this.summaries, this.index, this.meta, this.level.sublevel('snapshots')];
+    for (const sublevel of sublevels) await sublevel.clear();
+    await this.meta.put('layout', LAYOUT);
   }
 
   async checkpoint(): Promise<number> {
@@ -211,6 +239,9 @@ export class ReadModel {
         operations.push(...indexKeys(previous).map((key) => ({ type: 'del' as const, key, sublevel: this.index })));
         counts[previous.state]--;
       }
+      const [oldDeadline, newDeadline] = [previous && deadlineKey(previous), deadlineKey(summary)];
+      if (oldDeadline && oldDeadline !== newDeadline) operations.push({ type: 'del', key: oldDeadline, sublevel: this.deadlines });
+      if (newDeadline) operations.push({ type: 'put', key: newDeadline, value: pact.id, sublevel: this.deadlines });
       counts[pact.state]++;
       operations.push(...indexKeys(summary).map((key) => ({ type: 'put' as const, key, value: pact.id, sublevel: this.index })));
       operations.push({ type: 'put', key: pact.id, value: text, sublevel: this.pactTexts });
@@ -265,15 +296,12 @@ export class ReadModel {
     }
     return { pacts: pacts.map((p) => p.pact), nextSince: null };
   }
+}
 
-  async *inStates(states: PactState[]): AsyncGenerator<Pact> {
-    for (const state of states) {
-      for await (const id of this.index.values({ gt: `state!${state}!`, lt: `state!${state}!\uffff` })) {
-        const pact = await this.get(id);
-        if (pact) yield pact;
-      }
-    }
-  }
+/** The deadline index key of a pact's next deadline; undefined when it has none (closed). */
+function deadlineKey(pact: PactSummary): string | undefined {
+  const deadline = currentDeadline(pact);
+  return deadline === null ? undefined : `${pad(deadline)}!${pact.id}`;
 }
 
 const hasUnpaidPayouts = (pact: Pact) => pact.payouts.some((p) => p.status !== 'paid');

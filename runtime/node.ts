@@ -27,7 +27,6 @@ import { admitJournal, adoptJournal } from './journal-identity.js';
 import { natsEndpoint, type NatsEndpoint } from './nats-endpoint.js';
 
 const VERSION = '0.1.0';
-const OPEN_STATES = ['CREATED', 'ACTIVE', 'PROPOSED', 'DISPUTED'] as const;
 
 export interface PactNode {
   url: string;
@@ -93,6 +92,7 @@ async function startRoles(config: Config, natsServer: NatsEndpoint): Promise<Pac
 
   const nodeId = stableNodeId(config.dataDir);
   const readModel = new ReadModel(level, config.readCacheBytes);
+  await readModel.open();
   const projector = new Projector(nats.reader, readModel, nodeId);
   const journal = new Journal(nats.host.js, nats.host.jsm);
   const partitionOfPact = (pactId: string) => partitionOf(pactId, config.partitions);
@@ -111,7 +111,14 @@ async function startRoles(config: Config, natsServer: NatsEndpoint): Promise<Pac
   }, verifier);
   const remoteBus = new CommandBus(nats.gateway, config.partitions, config.commandTimeoutMs);
   const bus = new LocalFirstSender(host, remoteBus, config.partitions, config.commandTimeoutMs);
-  const keeper = new Keeper(bus, clock);
+  const keeper = new Keeper(bus, clock, {
+    // what this node has answered is in the index first, so a poked pact is not poked again
+    dueBy: async (time, limit) => {
+      await projector.allWritten(1_000);
+      return readModel.dueBy(time, limit);
+    },
+    earliest: () => readModel.earliestDeadline(),
+  });
   const payoutBus = new CommandBus(nats.payouts, config.partitions, config.commandTimeoutMs);
   const payoutSender = new LocalFirstSender(host, payoutBus, config.partitions, config.commandTimeoutMs);
   const payoutWorker = new PayoutWorker(rails, payoutSender, {
@@ -126,14 +133,13 @@ async function startRoles(config: Config, natsServer: NatsEndpoint): Promise<Pac
   // The read model catches up before the host takes partitions: actors come back from its records.
   await projector.start();
   await host.start();
-  for await (const pact of readModel.inStates([...OPEN_STATES])) keeper.track(pact);
   await payoutWorker.start();
   const reconciler = new Reconciler(rails, (pactId) => readModel.get(pactId));
   await reconciler.run();
   reconciler.start(60_000);
 
   const app = await buildGateway({
-    bus, readModel, projector, clock, http: config.http, rateLimits: config.rateLimits, natsConnections: connectionsOf(nats), version: VERSION, rails, policy, serverParty, keeper, payoutWorker, host,
+    bus, readModel, projector, clock, http: config.http, rateLimits: config.rateLimits, natsConnections: connectionsOf(nats), version: VERSION, rails, policy, serverParty, payoutWorker, host,
     testHooks: config.testHooks ? { clock, keeper, reconciler, projector, mockRail } : undefined,
   });
   await app.listen({ port: config.port, host: config.host });

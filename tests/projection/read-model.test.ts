@@ -77,4 +77,31 @@ test('state counts are kept with the data: a reopened read model has them withou
   assert.equal(await new ReadModel(level).stateCounts(), counts);
 });
 
+test('each open pact has its next deadline in the index; a closed one leaves it', async ({ model }) => {
+  const created = { ...pactAt(1, 100), fundBy: 5_000 };
+  const other = { ...pactAt(2, 100), fundBy: 9_000 };
+  await put(model, [created, other], 2);
+  assert.equal(await model.dueBy(5_000, 10), [created.id]);
+  assert.is(await model.earliestDeadline(), 5_000);
+  await put(model, [{ ...created, state: 'ACTIVE', performBy: 7_000 }], 3);
+  assert.equal(await model.dueBy(8_000, 10), [created.id], 'moved from fundBy to performBy');
+  assert.equal(await model.dueBy(6_000, 10), []);
+  await put(model, [{ ...created, state: 'SETTLED', performBy: 7_000 }], 4);
+  assert.equal(await model.dueBy(10_000, 10), [other.id]);
+  assert.is(await model.earliestDeadline(), 9_000);
+});
+
+test('a read model of an older layout is cleared when opened, for the journal to rebuild', async ({ level }) => {
+  await level.sublevel('snapshots', { valueEncoding: 'json' }).put('p_old', { seq: 3 });
+  await level.sublevel('pacts', { valueEncoding: 'utf8' }).put('p_old', '{"id":"p_old"}');
+  await level.sublevel('meta', { valueEncoding: 'json' }).put('journalSeq', 3);
+  const model = new ReadModel(level);
+  await model.open();
+  assert.is(await model.get('p_old'), undefined);
+  assert.is(await model.checkpoint(), 0, 'the projector replays the journal from its start');
+  await put(model, [pactAt(1, 100)], 1);
+  await new ReadModel(level).open(); // this layout is kept
+  assert.is(await model.checkpoint(), 1);
+});
+
 test.run();
