@@ -89,10 +89,13 @@ function registerSignedRoute(app: FastifyInstance, route: { path: string; action
 }
 
 function registerReads(app: FastifyInstance, { readModel, projector }: PactRouteDeps, listLimit: Limit): void {
-  app.get<{ Params: Params }>('/pacts/:id', async (request, reply) => {
-    const body = PACT_ID.test(request.params.id) ? await readModel.response(request.params.id) : undefined;
-    if (body === undefined) return sendError(reply, unknownPact(request.params.id));
-    return reply.type(JSON_TYPE).send(body);
+  // Not async: a cached body is sent in the same turn, with no promise in between (reads are the hot path).
+  app.get<{ Params: Params }>('/pacts/:id', (request, reply) => {
+    const { id } = request.params;
+    if (!PACT_ID.test(id)) return sendError(reply, unknownPact(id));
+    const cached = readModel.cachedResponse(id);
+    if (cached) return reply.type(JSON_TYPE).send(cached);
+    return readModel.response(id).then((body) => (body ? reply.type(JSON_TYPE).send(body) : sendError(reply, unknownPact(id))));
   });
 
   app.get<{ Querystring: Record<string, string | undefined> }>('/pacts', { ...listLimit, schema: { querystring: listQuery } }, async (request, reply) => {

@@ -151,6 +151,11 @@ export class ReadModel {
     return text === undefined ? undefined : (JSON.parse(text) as Pact);
   }
 
+  /** The body of `response(id)` when it is in memory now. */
+  cachedResponse(id: string): Buffer | undefined {
+    return this.responses.get(id);
+  }
+
   /** The body `GET /pacts/:id` sends: `{ pact }` around the record's JSON text, never parsed. */
   async response(id: string): Promise<Buffer | undefined> {
     return this.responses.get(id) ?? this.responses.fill(id, async () => this.unwritten.get(id)?.text ?? (await this.pactTexts.get(id)));

@@ -92,9 +92,9 @@ test('each open pact has its next deadline in the index; a closed one leaves it'
 });
 
 test('a read model of an older layout is cleared when opened, for the journal to rebuild', async ({ level }) => {
-  await level.sublevel('snapshots', { valueEncoding: 'json' }).put('p_old', { seq: 3 });
+  await level.sublevel<string, unknown>('snapshots', { valueEncoding: 'json' }).put('p_old', { seq: 3 });
   await level.sublevel('pacts', { valueEncoding: 'utf8' }).put('p_old', '{"id":"p_old"}');
-  await level.sublevel('meta', { valueEncoding: 'json' }).put('journalSeq', 3);
+  await level.sublevel<string, unknown>('meta', { valueEncoding: 'json' }).put('journalSeq', 3);
   const model = new ReadModel(level);
   await model.open();
   assert.is(await model.get('p_old'), undefined);

@@ -6,6 +6,7 @@ import { bytesToHex } from '@noble/hashes/utils.js';
 import { PactClient } from '../../client/pact-client.js';
 import type { Pact } from '../../machines/pact/types.js';
 import { generateKeyPair, type KeyPair } from '../../protocol/sign.js';
+import { SERVICE_ENV, SERVICE_NODE_ARGS } from '../../runtime/launch.js';
 import { startNatsServer, type NatsServerProcess } from '../../runtime/nats-server.js';
 import { forget, reapOnExit } from './reaper.js';
 
@@ -72,10 +73,11 @@ export class Stack {
 
   async startServer(): Promise<void> {
     this.log = '';
-    const child = spawn(process.execPath, [...this.nodeArgs, '--import', 'tsx', 'runtime/main.ts'], {
+    const child = spawn(process.execPath, [...SERVICE_NODE_ARGS, ...this.nodeArgs, '--import', 'tsx', 'runtime/main.ts'], {
       cwd: ROOT,
       env: {
         ...process.env,
+        ...SERVICE_ENV,
         PACT_PORT: String(this.port),
         PACT_DATA_DIR: this.dataDir,
         NATS_URL: this.natsUrl,
