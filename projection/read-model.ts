@@ -166,12 +166,12 @@ export class ReadModel {
     return this.unwritten.get(id) ?? (await this.storedRecord(id));
   }
 
-  /** The pact's record as written to disk. */
+  /** The pact's record as written to disk: its text and head in one read (a cold actor waits on it). */
   async storedRecord(id: string): Promise<PactRecord | undefined> {
-    const head = await this.heads.get(id); // a new pact has none: one read answers
-    const text = head && (await this.pactTexts.get(id));
-    if (text === undefined) return undefined;
-    return { pact: JSON.parse(text) as Pact, text, ...head! };
+    const keys = [this.pactTexts.prefixKey(id, 'utf8'), this.heads.prefixKey(id, 'utf8')];
+    const [text, head] = await this.level.getMany(keys, { valueEncoding: 'utf8' });
+    if (typeof text !== 'string' || typeof head !== 'string') return undefined;
+    return { pact: JSON.parse(text) as Pact, text, ...(JSON.parse(head) as Head) };
   }
 
   /** The heads of `ids` as written to disk (undefined for a pact with no record). */

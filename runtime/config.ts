@@ -62,7 +62,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     partitions: Math.max(1, integer('PACT_PARTITIONS', 8, env)),
     replicas: Math.max(1, integer('PACT_REPLICAS', 1, env)),
     journalMaxBytes: Math.max(1, integer('PACT_JOURNAL_MAX_BYTES', DEFAULT_JOURNAL_MAX_BYTES, env)),
-    maxActors: Math.max(1, integer('PACT_MAX_ACTORS', 10_000, env)),
+    maxActors: Math.max(1, integer('PACT_MAX_ACTORS', 2_000, env)),
     actorIdleMs: integer('PACT_ACTOR_IDLE_MS', 60_000, env),
     verifyThreads: integer('PACT_VERIFY_THREADS', availableParallelism() > 1 ? 1 : 0, env),
     readCacheBytes: integer('PACT_READ_CACHE_BYTES', 32 * 2 ** 20, env),
