@@ -1,6 +1,5 @@
+import { createHash } from 'node:crypto';
 import canonicalize from 'canonicalize';
-import { sha256 } from '@noble/hashes/sha2.js';
-import { bytesToHex } from '@noble/hashes/utils.js';
 
 /** RFC 8785 (JCS) text of a JSON value. */
 export function jcs(value: unknown): string {
@@ -11,9 +10,9 @@ export function jcs(value: unknown): string {
 
 /** SHA-256 of the JCS form: the 32 bytes every Pact signature covers. */
 export function canonicalDigest(value: unknown): Uint8Array {
-  return sha256(new TextEncoder().encode(jcs(value)));
+  return createHash('sha256').update(jcs(value), 'utf8').digest();
 }
 
 export function canonicalHashHex(value: unknown): string {
-  return bytesToHex(canonicalDigest(value));
+  return createHash('sha256').update(jcs(value), 'utf8').digest('hex');
 }
