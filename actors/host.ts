@@ -19,7 +19,8 @@ export interface HostOptions {
 }
 
 interface Live {
-  actor: Promise<PactActor>;
+  /** Loaded when the first admitted command needs it: an inadmissible one never wakes the actor. */
+  actor: Promise<PactActor> | undefined;
   queue: Promise<unknown>;
   busy: number;
   lastUsed: number;
@@ -34,6 +35,11 @@ const decoder = new TextDecoder();
  */
 export class ActorHost {
   private readonly live = new Map<string, Live>();
+  /**
+   * Pacts whose last append had no answer (it may be in the journal or not): their actor comes back from
+   * the journal, not from the record, however often it is passivated before it does.
+   */
+  private readonly unsure = new Set<string>();
   private readonly consumers = new Map<number, ConsumerMessages>();
   /** The journal's last sequence when this host took each partition it holds. */
   private readonly takenAt = new Map<number, number>();
@@ -139,12 +145,12 @@ export class ActorHost {
    * Admits the command (shape, signature), then queues it behind the pact's earlier ones. A command that is
    * not admitted is answered at once and never wakes the pact's actor.
    */
-  async run(message: CommandMessage, kind: CommandKind): Promise<CommandReply> {
+  run(message: CommandMessage, kind: CommandKind): Promise<CommandReply> {
     const now = this.clock.now(); // the command's time: admission and decision judge it at its arrival
-    const admission = await this.admitted(safely(message.id, () => admit(message.pactId, message.command, kind, now)), message.id);
-    if ('error' in admission) return { ok: false, error: admission.error };
-    const envelope = message.command.type === 'signed' ? message.command.envelope : undefined;
-    return this.apply(message, { id: message.id, command: admission.command, ...(envelope ? { envelope } : {}) }, now);
+    const admitting = safely(message.id, () => admit(message.pactId, message.command, kind, now));
+    if ('error' in admitting) return Promise.resolve({ ok: false, error: admitting.error });
+    // The pact's queue is joined now, while the signature is checked, so its commands keep their arrival order.
+    return this.apply(message, this.admitted(admitting, message.id), now);
   }
 
   /** The admission once its signature is checked by the verifier; a verifier that fails makes it a 503. */
@@ -160,12 +166,16 @@ export class ActorHost {
     return valid ? safely(commandId, admitting.then) : { error: admitting.signature.refusal };
   }
 
-  private apply(message: CommandMessage, request: AdmittedRequest, now: number): Promise<CommandReply> {
+  private apply(message: CommandMessage, admission: Promise<Admission>, now: number): Promise<CommandReply> {
     const live = this.liveActor(message.pactId);
     live.busy++;
-    const result = live.queue.then(async () => {
-      const actor = await live.actor;
-      return actor.handle(request, now);
+    const result = live.queue.then(async (): Promise<CommandReply> => {
+      const admitted = await admission;
+      if ('error' in admitted) return { ok: false, error: admitted.error };
+      const envelope = message.command.type === 'signed' ? message.command.envelope : undefined;
+      const request: AdmittedRequest = { id: message.id, command: admitted.command, ...(envelope ? { envelope } : {}) };
+      live.actor ??= this.load(message.pactId);
+      return (await live.actor).handle(request, now);
     });
     live.queue = result.catch(() => undefined).finally(() => {
       live.busy--;
@@ -175,18 +185,25 @@ export class ActorHost {
       console.error(`command ${message.id} on ${message.pactId} failed:`, String(error));
       // The actor may hold what the journal does not: commands queued behind this one, and later ones,
       // use a fresh actor from the record and the journal, in the same queue, so there is still one writer.
-      live.actor = PactActor.load(message.pactId, this.deps, true);
-      live.actor.catch(() => undefined); // a failed load fails the next command, which loads again
+      this.unsure.add(message.pactId);
+      live.actor = undefined;
       return { ok: false, error: pactError('unavailable', 'the command could not be applied now; read the pact and retry') };
     });
+  }
+
+  /** The pact's actor, from its record, or also from the journal while its last append is unsure. */
+  private async load(pactId: string): Promise<PactActor> {
+    const unsure = this.unsure.has(pactId);
+    const actor = await PactActor.load(pactId, this.deps, unsure);
+    if (unsure) this.unsure.delete(pactId);
+    return actor;
   }
 
   private liveActor(pactId: string): Live {
     let live = this.live.get(pactId);
     if (!live) {
       if (this.live.size >= this.options.maxActors) this.passivateIdle(0);
-      const actor = PactActor.load(pactId, this.deps);
-      live = { actor, queue: actor.catch(() => undefined), busy: 0, lastUsed: Date.now() };
+      live = { actor: undefined, queue: Promise.resolve(), busy: 0, lastUsed: Date.now() };
       this.live.set(pactId, live);
     }
     return live;

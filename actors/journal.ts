@@ -140,12 +140,17 @@ export class Journal {
     }
   }
 
-  private async getMessage(query: { seq: number; next_by_subj: string }) {
-    try {
-      return await this.jsm.streams.getMessage(JOURNAL_STREAM, query);
-    } catch (error) {
-      if (/no message found|10037/i.test(String(error))) return undefined;
-      throw error;
-    }
+  private getMessage(query: { seq: number; next_by_subj: string }) {
+    return journalMessage(this.jsm, query);
+  }
+}
+
+/** A journal message by sequence (or the next of a subject from it); undefined when there is none. */
+export async function journalMessage(jsm: JetStreamManager, query: { seq: number; next_by_subj?: string }) {
+  try {
+    return await jsm.streams.getMessage(JOURNAL_STREAM, query);
+  } catch (error) {
+    if (/no message found|10037/i.test(String(error))) return undefined;
+    throw error;
   }
 }

@@ -25,6 +25,7 @@ const PACT_ID = /^p_[0-9a-f]{32}$/;
 const DEFAULT_LIMIT = 50;
 const MAX_LIMIT = 200;
 const LIST_WAIT_MS = 1_000;
+const READ_YOUR_WRITES_WAIT_MS = 5_000;
 
 type Params = { id: string };
 
@@ -47,10 +48,13 @@ type Answer = (reply: FastifyReply, result: CommandReply) => Promise<FastifyRepl
  */
 export function registerPactRoutes(app: FastifyInstance, deps: PactRouteDeps): void {
   const send: Send = (pactId, command) => deps.bus.send(pactId, command);
-  // The node's read model shows a local write from the moment it is answered, so nothing waits for disk.
+  // A local write is in this node's read model from the moment it is answered; a write another host
+  // answered (no text: it came over NATS) is waited for, so that the caller's next read here sees it.
   const answer: Answer = async (reply, result) => {
     if (!result.ok) return sendError(reply, result.error);
-    return reply.type(JSON_TYPE).send(bodyOf(result.text ?? JSON.stringify(result.pact)));
+    if (result.text !== undefined) return reply.type(JSON_TYPE).send(bodyOf(result.text));
+    await deps.projector.reached(result.seq, READ_YOUR_WRITES_WAIT_MS);
+    return reply.type(JSON_TYPE).send(bodyOf(JSON.stringify(result.pact)));
   };
   const writes = limitFor(deps.rateLimits, 'writes');
   app.post<{ Body: SignedCall<PactSpec> }>(

@@ -1,5 +1,5 @@
 import { AckPolicy, DeliverPolicy, type ConsumerMessages } from '@nats-io/jetstream';
-import { decodeEntry, recentAfter, type JournalEntry } from '../actors/journal.js';
+import { decodeEntry, journalMessage, recentAfter, type JournalEntry } from '../actors/journal.js';
 import { PULL, type Nats } from '../actors/nats.js';
 import { applyEntry } from '../actors/replay.js';
 import { JOURNAL_STREAM, JOURNAL_WILDCARD, pactIdOfJournalSubject } from '../actors/subjects.js';
@@ -16,12 +16,20 @@ export interface Committed {
   record: PactRecord;
 }
 
-/** What reaches the projector: a commit of this node's host, or a journal message (anyone's, in stream order). */
-type Arrival = { committed: Committed } | { seq: number; subject: string; data: Uint8Array };
+/**
+ * What reaches the projector: a commit of this node's host, a record an actor read from the journal, or a
+ * journal message (anyone's, in stream order).
+ */
+type Arrival = { committed: Committed } | { recovered: PactRecord } | JournalMessage;
+type JournalMessage = { seq: number; subject: string; data: Uint8Array };
+/** A pact whose written record reaches `seq`. */
+type Settled = { pactId: string; seq: number };
 
 const DAY_NS = 86_400 * 1e9;
 const RETRY_MS = 1_000;
 const RECENT_RECORDS = 1_024;
+/** How often, with nothing delivered, the projector asks whether the journal grew past what it got. */
+const TAIL_CHECK_MS = 2_000;
 
 /**
  * Keeps the read model: each pact's newest record, written in batches. Two ways in:
@@ -47,8 +55,16 @@ export class Projector {
   private readonly drainWaiters: { count: number; resolve: () => void }[] = [];
   /** The newest records written, so that the next entry of a busy pact needs no read. */
   private readonly written = new Map<string, PactRecord>();
-  /** Pacts with a journal entry the machine refuses: their record is the last good one, not the journal's. */
-  private readonly unreplayable = new Set<string>();
+  /** Pacts with a journal entry the machine refuses (kept in LevelDB): their record is the last good one. */
+  private unreplayable = new Set<string>();
+  /** Found unreplayable since the last batch; written with the next. */
+  private newlyUnreplayable: string[] = [];
+  /** The last journal sequence handed to the write loop, and when. */
+  private lastArrived = 0;
+  private lastArrivedAt = Date.now();
+  /** Journal messages are taken one at a time, so that a gap is filled before what follows it. */
+  private following: Promise<void> = Promise.resolve();
+  private tailChecker: NodeJS.Timeout | undefined;
   private writing: Promise<void> | undefined;
   private stopped = false;
 
@@ -73,20 +89,24 @@ export class Projector {
   }
 
   /**
-   * Whether the read model holds every entry of `pactId` up to journal position `seq`, and has replayed
-   * them all (a pact with an entry the machine refuses never counts as held).
+   * Whether the read model's record of `pactId` holds every entry journaled up to `seq` (it has read the
+   * journal that far) and all of them replayed (a pact with an entry the machine refuses never counts).
    */
-  holdsAllOf(pactId: string, seq: number): boolean {
+  vouchesFor(pactId: string, seq: number): boolean {
     return this.position >= seq && !this.unreplayable.has(pactId);
   }
 
   /**
    * Catches up with everything journaled so far, then keeps following. The consumer is a durable one
    * (replicated with the stream, so it outlives a NATS node), made anew at each start from the read
-   * model's own position; the position lives in LevelDB, so no acks are needed.
+   * model's own position; the position lives in LevelDB, so no acks are needed. A message the consumer
+   * never delivers (in flight when a connection dropped) is not skipped: the journal's sequences have no
+   * holes, so a gap, or a journal that grew while nothing came, is filled by reading those messages.
    */
   async start(): Promise<void> {
     this.position = await this.readModel.checkpoint();
+    this.lastArrived = this.position;
+    this.unreplayable = await this.readModel.unreplayablePacts();
     const target = (await this.nats.jsm.streams.info(JOURNAL_STREAM)).state.last_seq;
     await this.nats.jsm.consumers.delete(JOURNAL_STREAM, this.consumerName).catch(() => undefined);
     await this.nats.jsm.consumers.add(JOURNAL_STREAM, {
@@ -101,23 +121,69 @@ export class Projector {
     this.messages = await consumer.consume(PULL);
     void (async () => {
       for await (const message of this.messages!) {
-        if (message.seq > this.position) this.arrive({ seq: message.seq, subject: message.subject, data: message.data });
+        await this.follow(() => this.fromJournal({ seq: message.seq, subject: message.subject, data: message.data }));
       }
     })();
+    this.tailChecker = setInterval(() => void this.follow(() => this.checkTail()), TAIL_CHECK_MS);
     await this.reached(target);
   }
 
-  /** Stops following the journal once what arrived is written (what is not, the journal brings back). */
+  /** Stops following the journal; the batch being written is finished (what is not, the journal brings back). */
   async stop(): Promise<void> {
+    clearInterval(this.tailChecker);
     await this.messages?.close();
-    await this.writing;
     this.stopped = true;
+    await this.writing;
+  }
+
+  private follow(step: () => Promise<void>): Promise<void> {
+    this.following = this.following.then(step).catch((error) => console.error('projector could not read the journal:', String(error)));
+    return this.following;
+  }
+
+  private async fromJournal(message: JournalMessage): Promise<void> {
+    if (message.seq <= this.lastArrived) return;
+    if (message.seq > this.lastArrived + 1) await this.fillTo(message.seq - 1);
+    this.arriveFromJournal(message);
+  }
+
+  /** Reads the journal messages after the last one that arrived, up to `seq` (a sequence with none is passed). */
+  private async fillTo(seq: number): Promise<void> {
+    console.error(`projector reads journal messages ${this.lastArrived + 1}..${seq}, which its consumer did not deliver`);
+    while (this.lastArrived < seq && !this.stopped) {
+      const next = this.lastArrived + 1;
+      const message = await journalMessage(this.nats.jsm, { seq: next });
+      if (message) this.arriveFromJournal({ seq: next, subject: message.subject, data: message.data });
+      else this.lastArrived = next;
+    }
+  }
+
+  /** Nothing delivered for a while, yet the journal is longer than what arrived: fetch the rest. */
+  private async checkTail(): Promise<void> {
+    if (Date.now() - this.lastArrivedAt < TAIL_CHECK_MS) return;
+    const last = (await this.nats.jsm.streams.info(JOURNAL_STREAM)).state.last_seq;
+    if (last > this.lastArrived) await this.fillTo(last);
+  }
+
+  private arriveFromJournal(message: JournalMessage): void {
+    this.lastArrived = message.seq;
+    this.lastArrivedAt = Date.now();
+    this.arrive(message);
   }
 
   /** Takes what this node's host appended: readable at once, written with the next batch. */
   committed(committed: Committed): void {
     this.readModel.remember(committed.record);
     this.arrive({ committed });
+  }
+
+  /**
+   * Takes a record an actor read from the journal: readable at once; the journal brings its entries here
+   * too (then it is written), unless they are written already.
+   */
+  recovered(record: PactRecord): void {
+    this.readModel.remember(record);
+    this.arrive({ recovered: record });
   }
 
   /**
@@ -154,7 +220,16 @@ export class Projector {
   private arrive(arrival: Arrival): void {
     this.arrivedCount++;
     this.arrivals.push(arrival);
-    this.writing ??= this.writeArrivals().finally(() => (this.writing = undefined));
+    this.kick();
+  }
+
+  /** Starts the write loop unless it runs; what arrives as it ends starts it again. */
+  private kick(): void {
+    if (this.writing || this.stopped) return;
+    this.writing = this.writeArrivals().finally(() => {
+      this.writing = undefined;
+      if (this.arrivals.length > 0) this.kick();
+    });
   }
 
   /** Writes what arrived while the previous batch was being written, as one batch. */
@@ -164,38 +239,47 @@ export class Projector {
       this.arrivals = [];
       let records: PactRecord[];
       let position: number;
+      let settled: Settled[];
+      const unreplayable = this.newlyUnreplayable;
       try {
-        ({ records, position } = await this.recordsOf(batch));
-        await this.readModel.putAll(records, position);
+        ({ records, position, settled } = await this.recordsOf(batch));
+        await this.readModel.putAll(records, position, this.newlyUnreplayable);
+        this.newlyUnreplayable = [];
       } catch (error) {
         // Never move past an entry that is not written: put the batch back and try again shortly.
         console.error('projector could not write; retrying in a second:', String(error));
         this.written.clear();
+        this.newlyUnreplayable = unreplayable;
         this.arrivals = [...batch, ...this.arrivals];
         await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
         continue;
       }
       this.position = position;
       this.writtenCount += batch.length;
-      for (const record of records) {
-        this.remember(record);
-        for (const listener of this.listeners) listener(record.pact);
-      }
+      for (const record of records) this.remember(record);
+      for (const { pactId, seq } of settled) this.readModel.settle(pactId, seq); // now on disk
+      for (const record of records) for (const listener of this.listeners) listener(record.pact);
       this.releaseWaiters();
     }
   }
 
-  /** The newest record of each pact the batch moves, and the journal position it reaches. */
-  private async recordsOf(batch: Arrival[]): Promise<{ records: PactRecord[]; position: number }> {
+  /**
+   * The newest record of each pact the batch moves, the journal position it reaches, and the pacts whose
+   * commit or recovered record is written by other means (earlier, or by this batch's journal messages).
+   */
+  private async recordsOf(batch: Arrival[]): Promise<{ records: PactRecord[]; position: number; settled: Settled[] }> {
     const latest = new Map<string, PactRecord>();
+    const settled: Settled[] = [];
     const heads = await this.headsOf(batch);
     const headSeq = (pactId: string) => latest.get(pactId)?.seq ?? heads.get(pactId)?.seq ?? 0;
     let position = this.position;
     for (const arrival of batch) {
-      if ('committed' in arrival) {
-        const { record, previousSeq } = arrival.committed;
-        if (headSeq(record.pact.id) === previousSeq) latest.set(record.pact.id, record);
-        continue;
+      if ('committed' in arrival || 'recovered' in arrival) {
+        const record = 'committed' in arrival ? arrival.committed.record : arrival.recovered;
+        const head = headSeq(record.pact.id);
+        if ('committed' in arrival && head === arrival.committed.previousSeq) latest.set(record.pact.id, record);
+        else if (head >= record.seq) settled.push({ pactId: record.pact.id, seq: head }); // written (or in this batch): nothing waits once it is
+        continue; // else the journal brings what the read model lacks, this entry after it
       }
       position = arrival.seq;
       const pactId = pactIdOfJournalSubject(arrival.subject);
@@ -203,19 +287,19 @@ export class Projector {
       const record = await this.replay(pactId, arrival, latest.get(pactId));
       if (record) latest.set(pactId, record);
     }
-    return { records: [...latest.values()], position };
+    return { records: [...latest.values()], position, settled };
   }
 
   /**
    * The record a journal message leads to, replayed on the pact's previous record. A message that is not
    * an entry, or one the machine refuses, is logged and left out: the pact keeps its last good record
-   * and never counts as held (`holdsAllOf`), so its actor reads the journal, which refuses it.
+   * and never counts as held (`vouchesFor`), so its actor reads the journal, which refuses it.
    */
   private async replay(pactId: string, message: { seq: number; subject: string; data: Uint8Array }, inBatch: PactRecord | undefined) {
     const entry = decodeEntry(message.data, message.subject);
     if (!entry) {
       console.error(`projector skips journal message ${message.seq}: not an entry of its subject’s pact`);
-      this.unreplayable.add(pactId);
+      this.markUnreplayable(pactId);
       return undefined;
     }
     const previous = inBatch ?? this.written.get(pactId) ?? (await this.readModel.storedRecord(pactId));
@@ -225,16 +309,23 @@ export class Projector {
       return { pact, text: JSON.stringify(pact), seq: message.seq, recentCommands };
     } catch (error) {
       console.error('projector skips a journal entry it cannot replay:', String(error));
-      this.unreplayable.add(pactId);
+      this.markUnreplayable(pactId);
       return undefined;
     }
+  }
+
+  private markUnreplayable(pactId: string): void {
+    if (this.unreplayable.has(pactId)) return;
+    this.unreplayable.add(pactId);
+    this.newlyUnreplayable.push(pactId);
   }
 
   /** The written heads of the pacts a batch names: from memory when recently written, else from disk. */
   private async headsOf(batch: Arrival[]): Promise<Map<string, Head | undefined>> {
     const ids = new Set<string>();
     for (const arrival of batch) {
-      const pactId = 'committed' in arrival ? arrival.committed.record.pact.id : pactIdOfJournalSubject(arrival.subject);
+      const pactId =
+        'committed' in arrival ? arrival.committed.record.pact.id : 'recovered' in arrival ? arrival.recovered.pact.id : pactIdOfJournalSubject(arrival.subject);
       if (pactId !== undefined) ids.add(pactId);
     }
     const heads = new Map<string, Head | undefined>();

@@ -106,6 +106,8 @@ export class ReadModel {
   private readonly heads;
   private readonly summaries;
   private readonly unpaid;
+  /** Pacts with a journal entry the machine refuses: their record is the last good one, never current. */
+  private readonly unreplayable;
   /** `<deadline>!<id>` of each open pact's next deadline: what the keeper pokes, read in time order. */
   private readonly deadlines;
   private readonly index;
@@ -125,6 +127,7 @@ export class ReadModel {
     this.heads = level.sublevel<string, Head>('heads', { valueEncoding: 'json' });
     this.unpaid = level.sublevel<string, string>('unpaid', { valueEncoding: 'utf8' });
     this.deadlines = level.sublevel<string, string>('deadlines', { valueEncoding: 'utf8' });
+    this.unreplayable = level.sublevel<string, string>('unreplayable', { valueEncoding: 'utf8' });
     this.summaries = level.sublevel<string, PactSummary>('summaries', { valueEncoding: 'json' });
     this.index = level.sublevel<string, string>('index', { valueEncoding: 'utf8' });
     this.meta = level.sublevel<string, unknown>('meta', { valueEncoding: 'json' });
@@ -135,6 +138,16 @@ export class ReadModel {
    * is answered. Each leaves once a batch holding it (or a later record of its pact) is written.
    */
   private readonly unwritten = new Map<string, PactRecord>();
+
+  /** The written record of the pact is at `seq` or newer: an unwritten one no newer is done with. */
+  settle(id: string, seq: number): void {
+    if ((this.unwritten.get(id)?.seq ?? Infinity) <= seq) this.unwritten.delete(id);
+  }
+
+  /** Pacts marked as holding a journal entry the machine refuses. */
+  async unreplayablePacts(): Promise<Set<string>> {
+    return new Set(await this.unreplayable.keys().all());
+  }
 
   /** Makes `record` what reads of its pact return until it (or a newer one) is written. */
   remember(record: PactRecord): void {
@@ -201,7 +214,9 @@ export class ReadModel {
    */
   async open(): Promise<void> {
     if ((await this.meta.get('layout')) === LAYOUT) return;
-    const sublevels = [this.pactTexts, this.heads, this.unpaid, this.deadlines, this.summaries, this.index, this.meta, this.level.sublevel('snapshots')];
+    const sublevels = [
+      this.pactTexts, this.heads, this.unpaid, this.deadlines, this.unreplayable, this.summaries, this.index, this.meta, this.level.sublevel('snapshots'),
+    ];
     for (const sublevel of sublevels) await sublevel.clear();
     await this.meta.put('layout', LAYOUT);
   }
@@ -228,10 +243,10 @@ export class ReadModel {
   }
 
   /**
-   * Stores each pact's newest record, moving its index entries, and the journal position `seq`, in one
-   * batch; then forgets the unwritten records it holds.
+   * Stores each pact's newest record, moving its index entries, the journal position `seq` and the pacts
+   * found `unreplayable`, in one batch; then forgets the unwritten records it holds.
    */
-  async putAll(records: PactRecord[], seq: number): Promise<void> {
+  async putAll(records: PactRecord[], seq: number, unreplayable: string[] = []): Promise<void> {
     const ids = [...new Set(records.map((r) => r.pact.id))];
     const stored = await this.summaries.getMany(ids);
     const latest = new Map(ids.map((id, i) => [id, stored[i]]));
@@ -257,6 +272,7 @@ export class ReadModel {
         : { type: 'del', key: pact.id, sublevel: this.unpaid });
       latest.set(pact.id, summary);
     }
+    for (const id of unreplayable) operations.push({ type: 'put', key: id, value: '', sublevel: this.unreplayable });
     operations.push({ type: 'put', key: 'journalSeq', value: seq, sublevel: this.meta });
     operations.push({ type: 'put', key: 'stateCounts', value: counts, sublevel: this.meta });
     await this.level.batch(operations as never);

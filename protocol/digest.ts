@@ -10,7 +10,8 @@ export function jcs(value: unknown): string {
 
 /** SHA-256 of the JCS form: the 32 bytes every Pact signature covers. */
 export function canonicalDigest(value: unknown): Uint8Array {
-  return createHash('sha256').update(jcs(value), 'utf8').digest();
+  const digest = createHash('sha256').update(jcs(value), 'utf8').digest();
+  return new Uint8Array(digest.buffer, digest.byteOffset, digest.length);
 }
 
 export function canonicalHashHex(value: unknown): string {

@@ -24,8 +24,9 @@ const WORKER_MODULE = new URL('./verify-worker.ts', import.meta.url).href;
 /** A worker thread does not inherit the main thread's TypeScript loader (tsx): it registers its own. */
 const WORKER_BOOTSTRAP = `
   const { workerData } = require('node:worker_threads');
-  import('tsx/esm/api').then(({ register }) => { register(); return import(workerData.module); });
+  setTimeout(() => import('tsx/esm/api').then(({ register }) => { register(); return import(workerData.module); }), workerData.delayMs);
 `;
+const RESPAWN_DELAY_MS = 1_000;
 
 interface Waiting {
   resolve: (valid: boolean) => void;
@@ -72,8 +73,8 @@ export class VerifyPool implements Verifier {
     this.batchWaiting = [];
   }
 
-  private spawn(): Worker {
-    const worker = new Worker(WORKER_BOOTSTRAP, { eval: true, workerData: { module: WORKER_MODULE } });
+  private spawn(delayMs = 0): Worker {
+    const worker = new Worker(WORKER_BOOTSTRAP, { eval: true, workerData: { module: WORKER_MODULE, delayMs } });
     worker.on('message', ({ id, results }: { id: number; results: boolean[] }) => {
       const waiting = this.waiting.get(id) ?? [];
       this.waiting.delete(id);
@@ -93,6 +94,8 @@ export class VerifyPool implements Verifier {
       this.waiting.delete(id);
       for (const w of waiting) w.reject(new Error('the verification worker stopped'));
     }
-    if (!this.closed) this.workers[index] = this.spawn();
+    if (this.closed) return;
+    // A worker that cannot start at all would otherwise be replaced in a tight loop: wait a little first.
+    this.workers[index] = this.spawn(RESPAWN_DELAY_MS);
   }
 }

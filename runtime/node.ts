@@ -98,9 +98,9 @@ async function startRoles(config: Config, natsServer: NatsEndpoint): Promise<Pac
   const partitionOfPact = (pactId: string) => partitionOf(pactId, config.partitions);
   const records: ActorRecords = {
     load: (pactId) => readModel.record(pactId),
-    current: (pactId) => projector.holdsAllOf(pactId, host.heldSince(partitionOfPact(pactId))),
+    current: (pactId) => projector.vouchesFor(pactId, host.heldSince(partitionOfPact(pactId))),
     committed: (committed) => projector.committed(committed),
-    recovered: (record) => readModel.remember(record),
+    recovered: (record) => projector.recovered(record),
   };
   const verifier = config.verifyThreads > 0 ? new VerifyPool(config.verifyThreads) : inlineVerifier;
   const host = new ActorHost(nats.host, { journal, records, rails, policy }, clock, {

@@ -34,10 +34,10 @@ export function allCosignedWith(pact: Pact, party: PartyId): boolean {
   return cosigners(pact).every((p) => p === party || hasCosigned(pact, p));
 }
 
-/** The deadline that ends the current state, if it has one. */
 /** What a pact's next deadline depends on: its state and its deadlines (a list summary has them too). */
 export type Deadlines = Pick<Pact, 'state' | 'fundBy' | 'performBy' | 'objectBy' | 'verdictBy'>;
 
+/** The deadline that ends the current state, if it has one. */
 export function currentDeadline(pact: Deadlines): number | null {
   const byState: Record<PactState, number | null> = {
     CREATED: pact.fundBy,

@@ -1,6 +1,9 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { assertNothingAcknowledgedLost, finishAll, startTrade, step, type Tracked } from '../support/lifecycle-driver.js';
+import type { Pact } from '../../machines/pact/types.js';
+import { newParties } from '../support/parties.js';
+import { twoPartySpec } from '../support/pacts.js';
 import { Stack } from '../support/stack.js';
 
 // Two service processes on one NATS. The first holds every partition's lease, so the second one's
@@ -28,6 +31,23 @@ async function trades(stack: Stack, count: number): Promise<Tracked[]> {
   for (let i = 0; i < count; i++) started.push((await startTrade(stack, FREE))!);
   return started;
 }
+
+test('a write answered by the other host: a GET right after it, on the same gateway, shows it', async ({ second }) => {
+  const stale: string[] = [];
+  for (let i = 0; i < 40; i++) {
+    const { seller, buyer } = newParties();
+    const created = await second.client.create(seller, twoPartySpec(seller, buyer, {}, FREE));
+    assert.is(created.status, 200, JSON.stringify(created.body));
+    const id = created.body.pact.id as string;
+    const read = await second.client.get(id);
+    if (read.status !== 200) stale.push(`create ${i}: GET ${read.status}`);
+    const funded = await second.client.fund(seller, id);
+    assert.is(funded.status, 200, JSON.stringify(funded.body));
+    const after = (await second.client.get(id)).body.pact as Pact | undefined;
+    if (!after || after.stateNonce < (funded.body.pact as Pact).stateNonce) stale.push(`fund ${i}: GET shows nonce ${after?.stateNonce}`);
+  }
+  assert.is(stale.length, 0, `reads after answered writes were older than the write: ${stale.slice(0, 5).join('; ')}`);
+});
 
 test('the second host takes the partitions over when the first dies, losing nothing', async ({ first, second }) => {
   const early = await trades(second, 4); // created through the second gateway, applied by the first host
