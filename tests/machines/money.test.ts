@@ -12,7 +12,7 @@ import {
 import { prng, type Random } from '../support/prng.js';
 
 const keys = [1, 2, 3, 4, 5, 6].map(partyKey);
-const [a, b, c] = [keys[0]!, keys[1]!, keys[2]!];
+const [a, b] = [keys[0]!, keys[1]!];
 const ids = keys.map((k) => k.party);
 const shares = (...bps: number[]): Share[] => bps.map((bp, i) => ({ party: ids[i]!, bp }));
 const amounts = (lines: { amount: string }[]) => lines.map((l) => l.amount);

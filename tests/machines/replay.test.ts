@@ -7,7 +7,6 @@ import type { PactEvent } from '../../machines/pact/events.js';
 import { evolve, snapshotOf } from '../../machines/pact/evolve.js';
 import { pactMachine } from '../../machines/pact/machine.js';
 import { newPact } from '../../machines/pact/spec.js';
-import type { Pact } from '../../machines/pact/types.js';
 import { ev, pactFrom, partyKey, policy, run, T0, threePartySpec, twoPartySpec } from '../support/pacts.js';
 
 const a = partyKey(1);
