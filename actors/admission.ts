@@ -3,7 +3,7 @@ import { oversizedPart } from '../machines/pact/limits.js';
 import { sharesProblem } from '../machines/pact/rules.js';
 import { specProblem, type PactSpec } from '../machines/pact/spec.js';
 import type { Proposal, VerdictBody } from '../machines/pact/types.js';
-import { canonicalDigest, canonicalHashHex } from '../protocol/digest.js';
+import { canonicalDigest } from '../protocol/digest.js';
 import { pactError, type PactError } from '../protocol/errors.js';
 import type { PartyId } from '../protocol/party.js';
 import { signedPart, type SignedCall } from '../protocol/signed-call.js';
@@ -44,7 +44,10 @@ const verdictValidator = ajv.compile(verdictSchema);
 const paidValidator = ajv.compile(paidPayoutsSchema);
 
 /** The pact id a create call names: a replay of the same envelope names the same pact. */
-export const createdPactId = (envelope: SignedCall) => `p_${canonicalHashHex(signedPart(envelope)).slice(0, 32)}`;
+export const createdPactId = (envelope: SignedCall) => pactIdOfDigest(canonicalDigest(signedPart(envelope)));
+
+/** A created pact's id from its create call's digest (the one its signature covers): its first 16 bytes in hex. */
+const pactIdOfDigest = (digest: Uint8Array) => `p_${Buffer.from(digest.buffer, digest.byteOffset, 16).toString('hex')}`;
 
 export function admit(pactId: string, command: HostCommand, kind: CommandKind, now: number): Admitting {
   if (kind !== commandKindOf(command)) return { error: pactError('forbidden', `a ${command.type} command cannot come on the ${kind} subject`) };
@@ -95,12 +98,10 @@ function admitSignedCall(pactId: string, envelope: SignedCall, payment: string |
   if (malformed) return malformed;
   const unstorable = unsignableProblem(envelope) ?? oversizeProblem(action, envelope.call);
   if (unstorable) return { error: unstorable };
-  const expectedId = action === 'pacts.create' ? createdPactId(envelope) : envelope.pactId;
+  const signature = signatureCheck(envelope, pactError('invalid_signature', 'the signature does not verify'));
+  const expectedId = action === 'pacts.create' ? pactIdOfDigest(signature.digest) : envelope.pactId;
   if (expectedId !== pactId) return { error: pactError('invalid_signature', `the call is signed for pact "${envelope.pactId}"`) };
-  return {
-    signature: signatureCheck(envelope, pactError('invalid_signature', 'the signature does not verify')),
-    then: () => BUILDERS[action](envelope, payment, now),
-  };
+  return { signature, then: () => BUILDERS[action](envelope, payment, now) };
 }
 
 const signatureCheck = (signed: { signer: string; sig: string }, refusal: PactError): SignatureCheck =>

@@ -142,8 +142,9 @@ export class ActorHost {
   }
 
   /**
-   * Admits the command (shape, signature), then queues it behind the pact's earlier ones. A command that is
-   * not admitted is answered at once and never wakes the pact's actor.
+   * Admits the command (shape, signature) and queues it behind the pact's earlier ones. A command refused
+   * before its signature is checked is answered at once; one whose signature fails, in its turn. Neither
+   * wakes the pact's actor.
    */
   run(message: CommandMessage, kind: CommandKind): Promise<CommandReply> {
     const now = this.clock.now(); // the command's time: admission and decision judge it at its arrival

@@ -68,7 +68,7 @@ export class PactActor {
 
   /** Decides an admitted command, appends the entry with its signed call, and only then answers. */
   async handle(request: AdmittedRequest, now: number, retried = false): Promise<CommandReply> {
-    if (!this.confirmed && !this.deps.records.current(this.pactId) && request.command.type === 'fund') await this.confirm();
+    if (request.command.type === 'fund' && !this.knownCurrent()) await this.confirm();
     if (this.pact && this.recentCommands.includes(request.id)) return this.unlessUnconfirmed(request, now, this.success());
     const outcome = await this.decide(request.command, now);
     if ('reply' in outcome) return this.unlessUnconfirmed(request, now, outcome.reply);
@@ -85,9 +85,14 @@ export class PactActor {
 
   /** `reply`, decided without an append, if the record it was decided on is current; else decides again on the journal's. */
   private async unlessUnconfirmed(request: AdmittedRequest, now: number, reply: CommandReply): Promise<CommandReply> {
-    if (this.confirmed || this.deps.records.current(this.pactId)) return reply;
+    if (this.knownCurrent()) return reply;
     await this.confirm();
     return this.handle(request, now);
+  }
+
+  /** Whether the actor's record is the journal's newest: it confirmed it, or the node's records vouch for it. */
+  private knownCurrent(): boolean {
+    return this.confirmed || this.deps.records.current(this.pactId);
   }
 
   private async decide(command: AdmittedCommand, now: number): Promise<Outcome> {

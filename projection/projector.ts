@@ -22,6 +22,8 @@ export interface Committed {
  */
 type Arrival = { committed: Committed } | { recovered: PactRecord } | JournalMessage;
 type JournalMessage = { seq: number; subject: string; data: Uint8Array };
+/** The record a commit or a recovery brings. */
+const recordOf = (arrival: Exclude<Arrival, JournalMessage>) => ('committed' in arrival ? arrival.committed.record : arrival.recovered);
 /** A pact whose written record reaches `seq`. */
 type Settled = { pactId: string; seq: number };
 
@@ -240,7 +242,6 @@ export class Projector {
       let records: PactRecord[];
       let position: number;
       let settled: Settled[];
-      const unreplayable = this.newlyUnreplayable;
       try {
         ({ records, position, settled } = await this.recordsOf(batch));
         await this.readModel.putAll(records, position, this.newlyUnreplayable);
@@ -249,7 +250,6 @@ export class Projector {
         // Never move past an entry that is not written: put the batch back and try again shortly.
         console.error('projector could not write; retrying in a second:', String(error));
         this.written.clear();
-        this.newlyUnreplayable = unreplayable;
         this.arrivals = [...batch, ...this.arrivals];
         await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
         continue;
@@ -274,8 +274,8 @@ export class Projector {
     const headSeq = (pactId: string) => latest.get(pactId)?.seq ?? heads.get(pactId)?.seq ?? 0;
     let position = this.position;
     for (const arrival of batch) {
-      if ('committed' in arrival || 'recovered' in arrival) {
-        const record = 'committed' in arrival ? arrival.committed.record : arrival.recovered;
+      if (!('seq' in arrival)) {
+        const record = recordOf(arrival);
         const head = headSeq(record.pact.id);
         if ('committed' in arrival && head === arrival.committed.previousSeq) latest.set(record.pact.id, record);
         else if (head >= record.seq) settled.push({ pactId: record.pact.id, seq: head }); // written (or in this batch): nothing waits once it is
@@ -295,7 +295,7 @@ export class Projector {
    * an entry, or one the machine refuses, is logged and left out: the pact keeps its last good record
    * and never counts as held (`vouchesFor`), so its actor reads the journal, which refuses it.
    */
-  private async replay(pactId: string, message: { seq: number; subject: string; data: Uint8Array }, inBatch: PactRecord | undefined) {
+  private async replay(pactId: string, message: JournalMessage, inBatch: PactRecord | undefined) {
     const entry = decodeEntry(message.data, message.subject);
     if (!entry) {
       console.error(`projector skips journal message ${message.seq}: not an entry of its subject’s pact`);
@@ -324,8 +324,7 @@ export class Projector {
   private async headsOf(batch: Arrival[]): Promise<Map<string, Head | undefined>> {
     const ids = new Set<string>();
     for (const arrival of batch) {
-      const pactId =
-        'committed' in arrival ? arrival.committed.record.pact.id : 'recovered' in arrival ? arrival.recovered.pact.id : pactIdOfJournalSubject(arrival.subject);
+      const pactId = 'seq' in arrival ? pactIdOfJournalSubject(arrival.subject) : recordOf(arrival).pact.id;
       if (pactId !== undefined) ids.add(pactId);
     }
     const heads = new Map<string, Head | undefined>();

@@ -231,15 +231,10 @@ export class ReadModel {
     return this.counts;
   }
 
-  /** The kept counts, or (a read model from before they were kept) counted once from the state index. */
+  /** The kept counts; none yet on a read model that has had no write. */
   private async loadCounts(): Promise<StateCounts> {
     const kept = (await this.meta.get('stateCounts')) as StateCounts | undefined;
-    if (kept) return { ...kept };
-    const counts = Object.fromEntries(PACT_STATES.map((state) => [state, 0])) as StateCounts;
-    for (const state of PACT_STATES) {
-      for await (const _ of this.index.keys({ gt: `state!${state}!`, lt: `state!${state}!\uffff` })) counts[state]++;
-    }
-    return counts;
+    return kept ? { ...kept } : (Object.fromEntries(PACT_STATES.map((state) => [state, 0])) as StateCounts);
   }
 
   /**

@@ -8,12 +8,13 @@ export function jcs(value: unknown): string {
   return text;
 }
 
-/** SHA-256 of the JCS form: the 32 bytes every Pact signature covers. */
+const sha256OfJcs = (value: unknown) => createHash('sha256').update(jcs(value), 'utf8').digest();
+
+/** SHA-256 of the JCS form: the 32 bytes every Pact signature covers (bytes of its own, not a pooled view). */
 export function canonicalDigest(value: unknown): Uint8Array {
-  const digest = createHash('sha256').update(jcs(value), 'utf8').digest();
-  return new Uint8Array(digest.buffer, digest.byteOffset, digest.length);
+  return Uint8Array.from(sha256OfJcs(value));
 }
 
 export function canonicalHashHex(value: unknown): string {
-  return createHash('sha256').update(jcs(value), 'utf8').digest('hex');
+  return sha256OfJcs(value).toString('hex');
 }

@@ -53,8 +53,7 @@ export class VerifyPool implements Verifier {
 
   verify(check: Check): Promise<boolean> {
     return new Promise((resolve, reject) => {
-      // A copy of its own: a digest may be a view of a shared pool, which a message would carry whole.
-      this.batch.push({ ...check, digest: new Uint8Array(check.digest) });
+      this.batch.push(check);
       this.batchWaiting.push({ resolve, reject });
       if (this.batch.length === 1) setImmediate(() => this.send());
     });

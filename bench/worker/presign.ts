@@ -3,10 +3,10 @@
  * generator spends its time on HTTP. The signature is the SDK's (protocol/sign.ts): Ed25519 over
  * SHA-256(JCS(envelope)).
  */
-import { createHash, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
+import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import { createdPactId } from '../../actors/admission.js';
 import type { PactSpec } from '../../machines/pact/spec.js';
-import { jcs } from '../../protocol/digest.js';
+import { canonicalDigest } from '../../protocol/digest.js';
 import { partyIdFromPublicKey, type PartyId } from '../../protocol/party.js';
 import type { Action, SignedCall, UnsignedCall } from '../../protocol/signed-call.js';
 import type { PreparedRequest } from './http.js';
@@ -25,8 +25,7 @@ export function newSigner(): Signer {
 
 function signCall(signer: Signer, action: Action, pactId: string, stateNonce: number, call: unknown): SignedCall {
   const envelope: UnsignedCall = { action, call, pactId, stateNonce, issuedAt: Date.now(), signer: signer.party };
-  const digest = createHash('sha256').update(jcs(envelope)).digest();
-  return { ...envelope, sig: sign(null, digest, signer.privateKey).toString('hex') };
+  return { ...envelope, sig: sign(null, canonicalDigest(envelope), signer.privateKey).toString('hex') };
 }
 
 /**
