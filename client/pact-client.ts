@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { PactSpec } from '../machines/pact/spec.js';
 import type { FeeFrom, Pact, Proposal, Share } from '../machines/pact/types.js';
 import type { PactSummary } from '../projection/read-model.js';
@@ -90,6 +91,36 @@ export class PactClient {
   verdict(evaluator: KeyPair, pactId: string, inputHash: string, distribution: Share[], feeFrom: FeeFrom, reason?: string) {
     const body = { pactId, inputHash, distribution, feeFrom, ...(reason ? { reason } : {}), issuedAt: this.now(), signer: evaluator.party };
     return this.request<{ pact: Pact }>('POST', `/pacts/${pactId}/verdict`, signed(body, evaluator));
+  }
+
+  /** Uploads evidence bytes with signed headers; `declareHash` also sends `x-pact-sha256` (the signed hash). */
+  async putBlob(key: KeyPair, pactId: string, bytes: Uint8Array, options: { issuedAt?: number; declareHash?: boolean; signedHash?: string } = {}) {
+    const issuedAt = options.issuedAt ?? this.now();
+    const sha256 = options.signedHash ?? createHash('sha256').update(bytes).digest('hex');
+    const response = await fetch(`${this.baseUrl}/pacts/${pactId}/blobs`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/octet-stream',
+        'x-pact-signer': key.party,
+        'x-pact-issued-at': String(issuedAt),
+        'x-pact-signature': signPayload({ action: 'put', pactId, sha256, issuedAt }, key),
+        ...(options.declareHash ? { 'x-pact-sha256': sha256 } : {}),
+      },
+      body: Uint8Array.from(bytes),
+    });
+    return { status: response.status, body: (await response.json()) as { hash: string } & Record<string, unknown>, headers: response.headers };
+  }
+
+  /** A download link for a blob of the pact: `{ url, expiresAt }`, the url relative for the local store. */
+  link(key: KeyPair, pactId: string, hash: string, issuedAt = this.now()) {
+    const body = { signer: key.party, issuedAt, sig: signPayload({ action: 'link', pactId, hash, issuedAt }, key) };
+    return this.request<{ url: string; expiresAt: number }>('POST', `/pacts/${pactId}/blobs/${hash}/link`, body);
+  }
+
+  /** The bytes behind a link (a relative one is resolved against the service). */
+  async download(url: string): Promise<{ status: number; bytes: Uint8Array }> {
+    const response = await fetch(new URL(url, this.baseUrl));
+    return { status: response.status, bytes: new Uint8Array(await response.arrayBuffer()) };
   }
 
   poke(pactId: string) {

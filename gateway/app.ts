@@ -2,6 +2,7 @@ import { isUtf8 } from 'node:buffer';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { wellFormedProblem } from '../protocol/well-formed.js';
 import { pactError } from '../protocol/errors.js';
+import { registerBlobRoutes, type BlobRouteDeps } from './blob-routes.js';
 import { installErrorHandling, sendError } from './errors.js';
 import { registerHealth, type HealthDeps } from './health.js';
 import { registerPactRoutes, type PactRouteDeps } from './pact-routes.js';
@@ -9,7 +10,7 @@ import { registerRateLimits } from './rate-limits.js';
 import type { HttpLimits } from '../runtime/config.js';
 import { registerTestHooks, type TestHookDeps } from './test-hooks.js';
 
-export interface GatewayDeps extends PactRouteDeps, HealthDeps {
+export interface GatewayDeps extends Omit<PactRouteDeps, 'blobs'>, HealthDeps, BlobRouteDeps {
   testHooks: TestHookDeps | undefined;
   http: HttpLimits;
 }
@@ -56,6 +57,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   installErrorHandling(app);
   await registerRateLimits(app);
   registerPactRoutes(app, deps);
+  registerBlobRoutes(app, deps);
   registerHealth(app, deps);
   if (deps.testHooks) registerTestHooks(app, deps.testHooks);
   app.get('/', async (_request, reply) => reply.type('text/plain').send('Pact escrow service. See /health and the README.\n'));

@@ -1,9 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { createdPactId, oversizeProblem } from '../actors/admission.js';
 import type { CommandSender } from '../actors/command-sender.js';
+import type { PactBlobs } from '../blobs/pact-blobs.js';
 import type { CommandReply, HostCommand } from '../actors/messages.js';
 import type { PactSpec } from '../machines/pact/spec.js';
-import type { PactState, VerdictBody } from '../machines/pact/types.js';
+import type { PactState, Proposal, VerdictBody } from '../machines/pact/types.js';
 import { pactError } from '../protocol/errors.js';
 import type { SignedCall } from '../protocol/signed-call.js';
 import type { Projector } from '../projection/projector.js';
@@ -19,6 +20,7 @@ export interface PactRouteDeps {
   bus: CommandSender;
   readModel: ReadModel;
   projector: Projector;
+  blobs: { uploads: PactBlobs };
 }
 
 const PACT_ID = /^p_[0-9a-f]{32}$/;
@@ -62,7 +64,8 @@ export function registerPactRoutes(app: FastifyInstance, deps: PactRouteDeps): v
     { ...writes, schema: { body: signedCallSchema('pacts.create') }, preValidation: signedForThisRoute('pacts.create'), preHandler: storable },
     async (request, reply) => answer(reply, await send(createdPactId(request.body), { type: 'signed', envelope: request.body })),
   );
-  for (const route of SIGNED_ROUTES) registerSignedRoute(app, route, writes, send, answer);
+  const checks: Partial<Record<PactAction, PreHandler>> = { 'pacts.propose': blobsUploaded(deps.blobs.uploads) };
+  for (const route of SIGNED_ROUTES) registerSignedRoute(app, route, writes, send, answer, checks[route.action]);
   app.post<{ Params: Params; Body: VerdictBody }>('/pacts/:id/verdict', { ...writes, schema: { body: verdictSchema } }, async (request, reply) => {
     const { id } = request.params;
     if (!PACT_ID.test(id)) return sendError(reply, unknownPact(id));
@@ -78,10 +81,12 @@ export function registerPactRoutes(app: FastifyInstance, deps: PactRouteDeps): v
 
 type Limit = ReturnType<typeof limitFor>;
 
-function registerSignedRoute(app: FastifyInstance, route: { path: string; action: PactAction }, limit: Limit, send: Send, answer: Answer): void {
+type PreHandler = (request: FastifyRequest<{ Params: Params; Body: SignedCall<any> }>, reply: FastifyReply) => Promise<unknown>;
+
+function registerSignedRoute(app: FastifyInstance, route: { path: string; action: PactAction }, limit: Limit, send: Send, answer: Answer, check?: PreHandler): void {
   app.post<{ Params: Params; Body: SignedCall<unknown> }>(
     `/pacts/:id/${route.path}`,
-    { ...limit, schema: { body: signedCallSchema(route.action) }, preValidation: signedForThisRoute(route.action), preHandler: storable },
+    { ...limit, schema: { body: signedCallSchema(route.action) }, preValidation: signedForThisRoute(route.action), preHandler: check ? [storable, check] : storable },
     async (request, reply) => {
       const { id } = request.params;
       if (!PACT_ID.test(id)) return sendError(reply, unknownPact(id));
@@ -128,6 +133,20 @@ const unknownPact = (id: string) => pactError('not_found', `no pact ${id}`);
 async function storable(request: FastifyRequest<{ Body: SignedCall<unknown> }>, reply: FastifyReply) {
   const refused = oversizeProblem(request.body.action, request.body.call);
   if (refused) return sendError(reply, refused);
+}
+
+/**
+ * A proposal names only blobs uploaded to its pact (400 `unknown_blob`). The gateway checks it, where the
+ * uploads are known, before the actor host checks the signature.
+ */
+function blobsUploaded(uploads: PactBlobs): PreHandler {
+  return async (request: FastifyRequest<{ Params: Params; Body: SignedCall<Proposal> }>, reply) => {
+    const evidence = request.body.call.evidence;
+    for (const [index, item] of evidence.entries()) {
+      if (!('blob' in item) || (await uploads.has(request.params.id, item.blob))) continue;
+      return sendError(reply, pactError('unknown_blob', `blob ${item.blob} was not uploaded to this pact`, { field: `call.evidence.${index}.blob` }));
+    }
+  };
 }
 
 /** Refuses, before the schema runs, a call signed for another action or pact (see `scopeProblem`). */

@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { DEFAULT_JOURNAL_MAX_BYTES } from '../actors/nats.js';
+import type { BlobLimits } from '../gateway/blob-routes.js';
 import type { RateLimits } from '../gateway/rate-limits.js';
 
 /** Everything the service reads from its environment, with its defaults. Listed in the README. */
@@ -29,6 +30,7 @@ export interface Config {
   commandTimeoutMs: number;
   http: HttpLimits;
   rateLimits: RateLimits;
+  blobs: BlobLimits;
 }
 
 /** How long and how many connections the HTTP server holds (README, Configuration). */
@@ -72,6 +74,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       writes: integer('PACT_RATE_LIMIT_WRITES', 600, env),
       pokes: integer('PACT_RATE_LIMIT_POKES', 600, env),
       lists: integer('PACT_RATE_LIMIT_LISTS', 300, env),
+    },
+    blobs: {
+      maxBytes: integer('PACT_BLOB_MAX_BYTES', 25 * 2 ** 20, env),
+      linkTtlMs: integer('PACT_BLOB_LINK_TTL_MS', 5 * 60_000, env),
     },
     http: {
       connectionTimeoutMs: integer('PACT_CONNECTION_TIMEOUT_MS', 40_000, env),

@@ -11,6 +11,9 @@ import { PayoutWorker } from '../actors/payout-worker.js';
 import type { ActorRecords } from '../actors/pact-actor.js';
 import { partitionOf } from '../actors/subjects.js';
 import { Reconciler } from '../actors/reconciler.js';
+import { LinkTokens } from '../blobs/link-tokens.js';
+import { LocalBlobStore } from '../blobs/local-blob-store.js';
+import { PactBlobs } from '../blobs/pact-blobs.js';
 import { buildGateway } from '../gateway/app.js';
 import type { ServerPolicy } from '../machines/pact/spec.js';
 import type { PartyId } from '../protocol/party.js';
@@ -90,6 +93,15 @@ async function startRoles(config: Config, natsServer: NatsEndpoint): Promise<Pac
   const mockRail = await MockRail.open(mockLevel, config.mockDefaultBalance);
   const rails = new Map<string, Rail>([['mock', mockRail]]);
 
+  // Blob bookkeeping is not rebuildable from the journal, so it has a LevelDB of its own (like the mock rail).
+  const blobLevel = await openLevel(join(config.dataDir, 'blobs', 'index'));
+  const linkTokens = new LinkTokens(blobLevel);
+  const blobStore = await LocalBlobStore.open(join(config.dataDir, 'blobs'), linkTokens);
+  const blobs = { store: blobStore, local: blobStore, uploads: new PactBlobs(blobLevel), limits: config.blobs };
+  const sweepLinks = () => void linkTokens.sweep(clock.now()).catch((error) => console.error('sweeping link tokens failed:', error));
+  sweepLinks();
+  const linkSweeper = setInterval(sweepLinks, 3_600_000).unref();
+
   const nodeId = stableNodeId(config.dataDir);
   const readModel = new ReadModel(level, config.readCacheBytes);
   await readModel.open();
@@ -139,7 +151,7 @@ async function startRoles(config: Config, natsServer: NatsEndpoint): Promise<Pac
   reconciler.start(60_000);
 
   const app = await buildGateway({
-    bus, readModel, projector, clock, http: config.http, rateLimits: config.rateLimits, natsConnections: connectionsOf(nats), version: VERSION, rails, policy, serverParty, payoutWorker, host,
+    bus, readModel, projector, clock, http: config.http, rateLimits: config.rateLimits, natsConnections: connectionsOf(nats), blobs, version: VERSION, rails, policy, serverParty, payoutWorker, host,
     testHooks: config.testHooks ? { clock, keeper, reconciler, projector, mockRail } : undefined,
   });
   await app.listen({ port: config.port, host: config.host });
@@ -152,6 +164,7 @@ async function startRoles(config: Config, natsServer: NatsEndpoint): Promise<Pac
     async close() {
       await app.close();
       keeper.stop();
+      clearInterval(linkSweeper);
       reconciler.stop();
       payoutWorker.stop();
       await host.stop();
@@ -162,6 +175,7 @@ async function startRoles(config: Config, natsServer: NatsEndpoint): Promise<Pac
       for (const connection of connectionsOf(nats)) await connection.drain();
       await level.close();
       await mockLevel.close();
+      await blobLevel.close();
       await natsServer.stop?.();
     },
   };

@@ -83,6 +83,8 @@ export class Stack {
         NATS_URL: this.natsUrl,
         PACT_TEST_HOOKS: '1',
         PACT_EVALUATOR_KEY_FILE: join(this.root, 'evaluator.seed'),
+        // Tests that do not ask for an evaluator post verdicts by hand.
+        PACT_EVALUATOR_MODE: 'none',
         ...NO_RATE_LIMITS,
         ...this.env,
       },

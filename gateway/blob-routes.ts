@@ -1,0 +1,176 @@
+import { createReadStream } from 'node:fs';
+import { PassThrough, type Readable } from 'node:stream';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { BlobStore } from '../blobs/blob-store.js';
+import type { LocalBlobStore } from '../blobs/local-blob-store.js';
+import { MAX_BLOBS_PER_PACT, type PactBlobs } from '../blobs/pact-blobs.js';
+import { isFunded, partyOf } from '../machines/pact/rules.js';
+import type { Pact } from '../machines/pact/types.js';
+import { pactError, type PactError } from '../protocol/errors.js';
+import { issuedAtProblem } from '../protocol/issued-at.js';
+import { isPartyId } from '../protocol/party.js';
+import { verifySignature } from '../protocol/verify.js';
+import type { ReadModel } from '../projection/read-model.js';
+import type { Clock } from '../runtime/clock.js';
+import { sendError } from './errors.js';
+import { limitFor, type RateLimits } from './rate-limits.js';
+
+export interface BlobLimits {
+  /** PACT_BLOB_MAX_BYTES: the largest blob, inclusive. */
+  maxBytes: number;
+  /** PACT_BLOB_LINK_TTL_MS: how long a download link works. */
+  linkTtlMs: number;
+}
+
+export interface BlobRouteDeps {
+  blobs: {
+    store: BlobStore;
+    /** The store that serves `/dl/<token>` itself; a remote store's links point elsewhere. */
+    local: LocalBlobStore | undefined;
+    uploads: PactBlobs;
+    limits: BlobLimits;
+  };
+  readModel: ReadModel;
+  clock: Clock;
+  rateLimits: RateLimits;
+}
+
+const PACT_ID = /^p_[0-9a-f]{32}$/;
+const HASH = /^[0-9a-f]{64}$/;
+const SIG = /^[0-9a-f]{128}$/;
+const MILLIS = /^(0|[1-9][0-9]{0,15})$/;
+const TOKEN = /^[A-Za-z0-9_-]{43}$/;
+const OCTET_STREAM = 'application/octet-stream';
+
+type Params = { id: string };
+type LinkParams = { id: string; hash: string };
+interface LinkBody {
+  signer: string;
+  issuedAt: number;
+  sig: string;
+}
+
+const linkBody = {
+  type: 'object',
+  required: ['signer', 'issuedAt', 'sig'],
+  additionalProperties: false,
+  properties: {
+    signer: { type: 'string', maxLength: 64 },
+    issuedAt: { type: 'integer', minimum: 0 },
+    sig: { type: 'string', pattern: SIG.source },
+  },
+} as const;
+
+/**
+ * Evidence blobs (spec "Blobs", DECISIONS.md "Blobs"): signed uploads of raw bytes, content-addressed;
+ * signed link requests; downloads by link. Only the pact's parties and its pinned evaluator may upload;
+ * only its funded parties and the evaluator get links.
+ */
+export function registerBlobRoutes(app: FastifyInstance, deps: BlobRouteDeps): void {
+  const writes = limitFor(deps.rateLimits, 'writes');
+  void app.register(async (scope) => {
+    // The body reaches the handler as the request stream, unread: it is hashed on its way to disk.
+    scope.addContentTypeParser(OCTET_STREAM, (_request, payload, done) => done(null, payload));
+    scope.post<{ Params: Params }>('/pacts/:id/blobs', writes, (request, reply) => upload(request, reply, deps));
+  });
+  app.post<{ Params: LinkParams; Body: LinkBody }>('/pacts/:id/blobs/:hash/link', { ...writes, schema: { body: linkBody } }, (request, reply) =>
+    link(request, reply, deps),
+  );
+  const local = deps.blobs.local;
+  if (local) app.get<{ Params: { token: string } }>('/dl/:token', (request, reply) => download(request, reply, local, deps.clock));
+}
+
+/** The signed headers of an upload, or what is wrong with them. */
+function uploadHeaders(request: FastifyRequest): { signer: string; issuedAt: number; sig: string; sha256: string | undefined } | PactError {
+  const header = (name: string) => {
+    const value = request.headers[name];
+    return typeof value === 'string' ? value : undefined;
+  };
+  const [signer, issuedAt, sig, sha256] = ['x-pact-signer', 'x-pact-issued-at', 'x-pact-signature', 'x-pact-sha256'].map(header);
+  const invalid = (field: string, message: string) => pactError('invalid_request', message, { field });
+  if (!signer || !isPartyId(signer)) return invalid('x-pact-signer', 'x-pact-signer must be a party id (ed25519:<base58 key>)');
+  if (!issuedAt || !MILLIS.test(issuedAt)) return invalid('x-pact-issued-at', 'x-pact-issued-at must be milliseconds');
+  if (!sig || !SIG.test(sig)) return invalid('x-pact-signature', 'x-pact-signature must be 128 lowercase hex characters');
+  if (sha256 !== undefined && !HASH.test(sha256)) return invalid('x-pact-sha256', 'x-pact-sha256 must be 64 lowercase hex characters');
+  return { signer, issuedAt: Number(issuedAt), sig, sha256 };
+}
+
+const putSigned = (pactId: string, sha256: string, issuedAt: number) => ({ action: 'put', pactId, sha256, issuedAt });
+const badSignature = () => pactError('invalid_signature', 'the signature does not verify');
+const mayUpload = (pact: Pact, signer: string) => partyOf(pact, signer as Pact['proposer']) !== undefined || signer === pact.evaluator.pubkey;
+const mayLink = (pact: Pact, signer: string) => isFunded(pact, signer as Pact['proposer']) || signer === pact.evaluator.pubkey;
+
+/**
+ * An upload is checked before its body is read wherever it can be: headers (400), size declared (413), the
+ * pact (404), the signature when `x-pact-sha256` declares the signed hash (401), who signs (403), issuedAt
+ * (422). Without that header the signature is checked against the hash of the bytes received, and a
+ * mismatch is a 401 (a changed body and a forged signature look the same); with it, bytes that do not hash
+ * to it are 400 `hash_mismatch`. Nothing refused stays on disk.
+ */
+async function upload(request: FastifyRequest<{ Params: Params }>, reply: FastifyReply, deps: BlobRouteDeps): Promise<FastifyReply> {
+  const { id } = request.params;
+  const { store, uploads, limits } = deps.blobs;
+  if (!PACT_ID.test(id)) return sendError(reply, pactError('not_found', `no pact ${id}`));
+  if (request.headers['content-type']?.split(';')[0]?.trim().toLowerCase() !== OCTET_STREAM) {
+    return sendError(reply, pactError('unsupported_media_type', `a blob is sent as ${OCTET_STREAM}`));
+  }
+  const headers = uploadHeaders(request);
+  if ('error' in headers) return sendError(reply, headers);
+  if (Number(request.headers['content-length'] ?? 0) > limits.maxBytes) return tooLarge(reply, limits.maxBytes);
+  const pact = await deps.readModel.get(id);
+  if (!pact) return sendError(reply, pactError('not_found', `no pact ${id}`));
+  const { signer, issuedAt, sig, sha256 } = headers;
+  if (sha256 !== undefined && !verifySignature(signer, putSigned(id, sha256, issuedAt), sig)) return sendError(reply, badSignature());
+  if (!mayUpload(pact, signer)) return sendError(reply, pactError('forbidden', 'only the pact’s parties and its evaluator may upload'));
+  const stale = issuedAtProblem(issuedAt, deps.clock.now());
+  if (stale) return sendError(reply, stale);
+
+  const received = await store.receive((request.body as Readable).pipe(new PassThrough()), limits.maxBytes);
+  if (received === 'too_large') return tooLarge(reply, limits.maxBytes);
+  const refused =
+    sha256 !== undefined && received.hash !== sha256
+      ? pactError('hash_mismatch', 'the bytes do not hash to x-pact-sha256', { sha256: received.hash })
+      : sha256 === undefined && !verifySignature(signer, putSigned(id, received.hash, issuedAt), sig)
+        ? badSignature()
+        : (await uploads.has(id, received.hash)) || (await uploads.count(id)) < MAX_BLOBS_PER_PACT
+          ? undefined
+          : pactError('blob_limit_reached', `a pact holds at most ${MAX_BLOBS_PER_PACT} blobs`, { limit: MAX_BLOBS_PER_PACT });
+  if (refused) {
+    await received.discard();
+    return sendError(reply, refused);
+  }
+  await received.keep();
+  await uploads.add(id, received.hash, { size: received.size, at: deps.clock.now(), by: signer });
+  return reply.send({ hash: received.hash });
+}
+
+/** 413; the rest of an oversize body is not read, so the connection closes after the answer. */
+function tooLarge(reply: FastifyReply, maxBytes: number): FastifyReply {
+  reply.header('connection', 'close');
+  return sendError(reply, pactError('too_large', `a blob is at most ${maxBytes} bytes`, { limit: maxBytes }));
+}
+
+async function link(request: FastifyRequest<{ Params: LinkParams; Body: LinkBody }>, reply: FastifyReply, deps: BlobRouteDeps): Promise<FastifyReply> {
+  const { id, hash } = request.params;
+  if (!PACT_ID.test(id)) return sendError(reply, pactError('not_found', `no pact ${id}`));
+  if (!HASH.test(hash)) return sendError(reply, pactError('not_found', `no blob ${hash}`));
+  const pact = await deps.readModel.get(id);
+  if (!pact) return sendError(reply, pactError('not_found', `no pact ${id}`));
+  const { signer, issuedAt, sig } = request.body;
+  if (!verifySignature(signer, { action: 'link', pactId: id, hash, issuedAt }, sig)) return sendError(reply, badSignature());
+  if (!mayLink(pact, signer)) return sendError(reply, pactError('forbidden', 'links are only for the pact’s funded parties and its evaluator'));
+  const now = deps.clock.now();
+  const stale = issuedAtProblem(issuedAt, now);
+  if (stale) return sendError(reply, stale);
+  if (!(await deps.blobs.uploads.has(id, hash))) return sendError(reply, pactError('not_found', `no blob ${hash} on pact ${id}`));
+  const expiresAt = now + deps.blobs.limits.linkTtlMs;
+  return reply.send({ url: await deps.blobs.store.link(hash, expiresAt), expiresAt });
+}
+
+async function download(request: FastifyRequest<{ Params: { token: string } }>, reply: FastifyReply, store: LocalBlobStore, clock: Clock): Promise<FastifyReply> {
+  const { token } = request.params;
+  const found = TOKEN.test(token) ? await store.download(token, clock.now()) : 'unknown';
+  if (found === 'unknown') return sendError(reply, pactError('not_found', 'no such link'));
+  if (found === 'expired') return sendError(reply, pactError('link_expired', 'the link has expired; ask for a new one'));
+  return reply.type(OCTET_STREAM).header('content-length', found.size).send(createReadStream(found.path));
+}
