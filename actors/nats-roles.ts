@@ -48,9 +48,9 @@ export const ROLE_PERMISSIONS: Record<NatsRole, Permissions> = {
     publish: { allow: [commands('payouts'), `${API}.INFO`] },
     subscribe: { allow: [INBOX('payouts'), REPLIES] },
   },
-  /** Projectors and auditors: read the journal with consumers of their own. */
+  /** Projectors, auditors and evaluators: read the journal with consumers of their own (the evaluator acks on its). */
   reader: {
-    publish: { allow: [...CLIENT_BASICS, `${API}.STREAM.MSG.GET.${JOURNAL_STREAM}`, ...journalConsumerApi('*')] },
+    publish: { allow: [...CLIENT_BASICS, `${API}.STREAM.MSG.GET.${JOURNAL_STREAM}`, ...journalConsumerApi('*'), `$JS.ACK.${JOURNAL_STREAM}.>`] },
     subscribe: { allow: [INBOX('reader')] },
   },
 };

@@ -5,9 +5,12 @@ import type { FeeFrom, Pact, Share } from '../machines/pact/types.js';
 export const EVALUATOR_MODES = ['stub', 'sandbox', 'openai', 'anthropic'] as const;
 export type EvaluatorMode = (typeof EVALUATOR_MODES)[number];
 
-/** One evidence item as the evaluator saw it: a blob with the bytes it downloaded, or the item as proposed. */
+/**
+ * One evidence item as the evaluator saw it: a blob with its size and its first bytes (all of them, up to
+ * 256 KiB), or the item as proposed.
+ */
 export type EvidenceSeen =
-  | { blob: string; note?: string; bytes: Uint8Array }
+  | { blob: string; note?: string; size: number; bytes: Uint8Array }
   | { url: string }
   | { note: string };
 

@@ -125,7 +125,13 @@ async function upload(request: FastifyRequest<{ Params: Params }>, reply: Fastif
   const stale = issuedAtProblem(issuedAt, deps.clock.now());
   if (stale) return sendError(reply, stale);
 
-  const received = await store.receive((request.body as Readable).pipe(new PassThrough()), limits.maxBytes);
+  let received;
+  try {
+    received = await store.receive(bodyStream(request), limits.maxBytes);
+  } catch (error) {
+    if (!request.raw.readableEnded) return sendError(reply, pactError('invalid_request', 'the body did not arrive whole'));
+    throw error;
+  }
   if (received === 'too_large') return tooLarge(reply, limits.maxBytes);
   const refused =
     sha256 !== undefined && received.hash !== sha256
@@ -142,6 +148,20 @@ async function upload(request: FastifyRequest<{ Params: Params }>, reply: Fastif
   await received.keep();
   await uploads.add(id, received.hash, { size: received.size, at: deps.clock.now(), by: signer });
   return reply.send({ hash: received.hash });
+}
+
+/**
+ * The request body as a stream of its own: when it is refused part way (too large), only this stream is
+ * torn down, and the request stays whole to be answered; when the client goes away part way, it fails.
+ */
+function bodyStream(request: FastifyRequest): Readable {
+  const raw = request.body as Readable;
+  const body = new PassThrough();
+  raw.once('error', (error) => body.destroy(error));
+  raw.once('close', () => {
+    if (!raw.readableEnded) body.destroy(new Error('the client went away during the upload'));
+  });
+  return raw.pipe(body);
 }
 
 /** 413; the rest of an oversize body is not read, so the connection closes after the answer. */

@@ -1,4 +1,11 @@
 import type { FastifyInstance } from 'fastify';
+import type { EvaluatorConfig } from '../evaluator/config.js';
+import { stubVerdict } from '../evaluator/config.js';
+import { EVALUATOR_MODES } from '../evaluator/judge.js';
+import { judgeOf } from '../evaluator/judge-of.js';
+import type { EvaluatorRole } from '../evaluator/role.js';
+import { pactError } from '../protocol/errors.js';
+import { sendError } from './errors.js';
 import type { Keeper } from '../actors/keeper.js';
 import type { Reconciler } from '../actors/reconciler.js';
 import type { Projector } from '../projection/projector.js';
@@ -13,7 +20,24 @@ export interface TestHookDeps {
   reconciler: Reconciler;
   projector: Projector;
   mockRail: MockRail;
+  evaluator: EvaluatorRole;
+  evaluatorConfig: EvaluatorConfig;
 }
+
+const evaluatorBody = {
+  type: 'object',
+  required: ['mode'],
+  additionalProperties: false,
+  properties: {
+    mode: { type: 'string', enum: ['none', ...EVALUATOR_MODES] },
+    verdict: { type: 'object' },
+    url: { type: 'string', minLength: 1 },
+    apiKeyFile: { type: 'string', minLength: 1 },
+    model: { type: 'string', minLength: 1 },
+  },
+} as const;
+
+type EvaluatorBody = { mode: EvaluatorConfig['mode']; verdict?: object; url?: string; apiKeyFile?: string; model?: string };
 
 const clockBody = {
   type: 'object',
@@ -62,6 +86,21 @@ export function registerTestHooks(app: FastifyInstance, deps: TestHookDeps): voi
       await deps.mockRail.collect({ key: collect.key, pactId: '', payer: collect.payer, amount, proof: { scheme: 'mock' } });
     }
     return { ok: true };
+  });
+
+  // Switches this node's evaluator; `verdict` is the stub's, `url`, `apiKeyFile` and `model` a model mode's
+  // (the pinned policy of pacts does not change).
+  app.post<{ Body: EvaluatorBody }>('/__test/evaluator', { schema: { body: evaluatorBody } }, async (request, reply) => {
+    const { mode, verdict, ...model } = request.body;
+    let judge;
+    try {
+      const stub = verdict === undefined ? deps.evaluatorConfig.stub : stubVerdict(JSON.stringify(verdict));
+      judge = judgeOf({ ...deps.evaluatorConfig, ...model, mode, stub });
+    } catch (error) {
+      return sendError(reply, pactError('invalid_request', error instanceof Error ? error.message : String(error)));
+    }
+    await deps.evaluator.use(judge);
+    return { mode: deps.evaluator.mode };
   });
 
   app.get('/__test/rails/mock', async () => ({

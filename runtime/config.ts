@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { DEFAULT_JOURNAL_MAX_BYTES } from '../actors/nats.js';
+import { evaluatorConfig, type EvaluatorConfig } from '../evaluator/config.js';
 import type { BlobLimits } from '../gateway/blob-routes.js';
 import type { RateLimits } from '../gateway/rate-limits.js';
 
@@ -14,8 +15,7 @@ export interface Config {
   /** PACT_NATS_CREDENTIALS: the role users (`actors/nats-roles.ts`) for a NATS that needs them. */
   natsCredentialsFile: string | undefined;
   testHooks: boolean;
-  evaluatorKeyFile: string | undefined;
-  evaluatorTimeoutMs: number;
+  evaluator: EvaluatorConfig;
   partitions: number;
   replicas: number;
   /** PACT_JOURNAL_MAX_BYTES: the journal stream's byte limit (appends fail when it is full). */
@@ -59,8 +59,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     natsUrl: env.NATS_URL || undefined,
     natsCredentialsFile: env.PACT_NATS_CREDENTIALS || undefined,
     testHooks: env.PACT_TEST_HOOKS === '1',
-    evaluatorKeyFile: env.PACT_EVALUATOR_KEY_FILE || undefined,
-    evaluatorTimeoutMs: integer('PACT_EVALUATOR_TIMEOUT_MS', 24 * 3_600_000, env),
+    evaluator: evaluatorConfig(env, integer('PACT_EVALUATOR_TIMEOUT_MS', 24 * 3_600_000, env)),
     partitions: Math.max(1, integer('PACT_PARTITIONS', 8, env)),
     replicas: Math.max(1, integer('PACT_REPLICAS', 1, env)),
     journalMaxBytes: Math.max(1, integer('PACT_JOURNAL_MAX_BYTES', DEFAULT_JOURNAL_MAX_BYTES, env)),

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { CommandBus } from '../actors/command-bus.js';
 import { LocalFirstSender } from '../actors/command-sender.js';
@@ -26,6 +27,10 @@ import { openLevel } from '../storage/level.js';
 import { ManualOffsetClock } from './clock.js';
 import type { Config } from './config.js';
 import { loadKey, loadOrCreateKey } from './keys.js';
+import type { KeyPair } from '../protocol/sign.js';
+import { judgeOf } from '../evaluator/judge-of.js';
+import { EvaluatorRole } from '../evaluator/role.js';
+import { ServiceClient } from '../evaluator/service-client.js';
 import { admitJournal, adoptJournal } from './journal-identity.js';
 import { natsEndpoint, type NatsEndpoint } from './nats-endpoint.js';
 
@@ -49,19 +54,24 @@ function stableNodeId(dataDir: string): string {
  * What the server pins into every pact: the evaluator's key (PACT_EVALUATOR_KEY_FILE, or one generated once
  * under the data directory) and the server's own party, which receives arbitration fees.
  */
-function serverPolicy(config: Config): { policy: ServerPolicy; serverParty: PartyId } {
-  const evaluatorKey = config.evaluatorKeyFile
-    ? loadKey(config.evaluatorKeyFile)
-    : loadOrCreateKey(join(config.dataDir, 'keys', 'evaluator.seed'));
+function serverPolicy(config: Config): { policy: ServerPolicy; serverParty: PartyId; evaluatorKey: KeyPair } {
+  const settings = config.evaluator;
+  const evaluatorKey = settings.keyFile ? loadKey(settings.keyFile) : loadOrCreateKey(join(config.dataDir, 'keys', 'evaluator.seed'));
   const serverParty = loadOrCreateKey(join(config.dataDir, 'keys', 'server.seed')).party;
   const evaluator = {
     pubkey: evaluatorKey.party,
-    promptVersion: 'pact-eval-1',
-    model: 'sandbox',
-    timeoutMs: config.evaluatorTimeoutMs,
+    promptVersion: settings.promptVersion,
+    model: settings.model,
+    timeoutMs: settings.timeoutMs,
     onFailure: 'refund' as const,
   };
-  return { policy: { evaluator, arbitrationFeeRecipient: serverParty }, serverParty };
+  return { policy: { evaluator, arbitrationFeeRecipient: serverParty }, serverParty, evaluatorKey };
+}
+
+/** How this node reaches itself over HTTP. */
+function selfUrl(listening: string, address: AddressInfo): string {
+  const host = listening === '0.0.0.0' || listening === '::' ? '127.0.0.1' : listening;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
 }
 
 /** Every role in one process: gateway, actor host, projector, keeper, payout worker. */
@@ -78,7 +88,8 @@ export async function startPactNode(config: Config): Promise<PactNode> {
 
 async function startRoles(config: Config, natsServer: NatsEndpoint): Promise<PactNode> {
   const clock = new ManualOffsetClock(config.testHooks ? join(config.dataDir, 'clock-offset') : undefined);
-  const { policy, serverParty } = serverPolicy(config);
+  const { policy, serverParty, evaluatorKey } = serverPolicy(config);
+  const judge = judgeOf(config.evaluator); // before anything starts: a bad model setting stops the start
 
   const level = await openLevel(join(config.dataDir, 'leveldb'));
   const nats = await connectRoles({
@@ -150,18 +161,29 @@ async function startRoles(config: Config, natsServer: NatsEndpoint): Promise<Pac
   await reconciler.run();
   reconciler.start(60_000);
 
+  const evaluator = new EvaluatorRole({
+    nats: nats.reader,
+    consumerName: config.evaluator.consumer,
+    service: new ServiceClient(() => config.evaluator.serviceUrl ?? selfUrl(config.host, app.server.address() as AddressInfo), evaluatorKey, clock),
+    submit: (pactId, verdict) => bus.send(pactId, { type: 'verdict', verdict }),
+    key: evaluatorKey,
+    clock,
+  }, judge);
+
   const app = await buildGateway({
     bus, readModel, projector, clock, http: config.http, rateLimits: config.rateLimits, natsConnections: connectionsOf(nats), blobs, version: VERSION, rails, policy, serverParty, payoutWorker, host,
-    testHooks: config.testHooks ? { clock, keeper, reconciler, projector, mockRail } : undefined,
+    testHooks: config.testHooks ? { clock, keeper, reconciler, projector, mockRail, evaluator, evaluatorConfig: config.evaluator } : undefined,
   });
   await app.listen({ port: config.port, host: config.host });
   const { port } = app.server.address() as { port: number }; // PACT_PORT=0 picks a free port
   void keeper.tick();
+  await evaluator.start();
 
   return {
     url: `http://${config.host}:${port}`,
     nats: natsServer.description,
     async close() {
+      await evaluator.stop();
       await app.close();
       keeper.stop();
       clearInterval(linkSweeper);

@@ -2,6 +2,7 @@
 // that nothing refused is left on disk.
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -159,6 +160,28 @@ test('25 MiB is accepted; one byte more is 413, declared or streamed, and leaves
   // The server answers 413 and closes; a client still sending may see the answer or the closed socket.
   if (chunked instanceof Response) assert.is(chunked.status, 413);
   assertNothingNewOnDisk(stack, before);
+});
+
+test('an upload cut off part way leaves nothing on disk', async ({ stack }) => {
+  const { seller, id } = await activePact(stack);
+  const before = filesOnDisk(stack);
+  const issuedAt = stack.now;
+  const signature = signPayload({ action: 'put', pactId: id, sha256: 'a'.repeat(64), issuedAt }, seller);
+  const { port } = new URL(stack.url);
+  await new Promise<void>((done, fail) => {
+    const socket = connect(Number(port), '127.0.0.1', () => {
+      socket.write(
+        `POST /pacts/${id}/blobs HTTP/1.1\r\nhost: x\r\ncontent-type: application/octet-stream\r\ncontent-length: 1000000\r\n` +
+          `x-pact-signer: ${seller.party}\r\nx-pact-issued-at: ${issuedAt}\r\nx-pact-signature: ${signature}\r\n\r\n`,
+      );
+      socket.write(Buffer.alloc(64 * 1024, 1), () => setTimeout(() => (socket.destroy(), done()), 200));
+    });
+    socket.on('error', fail);
+  });
+  const deadline = Date.now() + 5_000;
+  while (filesOnDisk(stack).temporary.length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  assertNothingNewOnDisk(stack, before);
+  assert.is((await stack.client.get(id)).status, 200, 'the service goes on');
 });
 
 test('a proposal may name only blobs uploaded to its pact', async ({ stack }) => {

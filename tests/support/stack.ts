@@ -9,6 +9,7 @@ import { generateKeyPair, type KeyPair } from '../../protocol/sign.js';
 import { SERVICE_ENV, SERVICE_NODE_ARGS } from '../../runtime/launch.js';
 import { startNatsServer, type NatsServerProcess } from '../../runtime/nats-server.js';
 import { forget, reapOnExit } from './reaper.js';
+import { ServiceProcess } from './service-process.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 /** Tests drive many calls from one address; tests/http/rate-limits.test.ts turns the limits on. */
@@ -143,6 +144,18 @@ export class Stack {
     await this.nats?.stop();
     forget(this.nats?.pid);
     rmSync(this.root, { recursive: true, force: true });
+  }
+
+  /** `npm run evaluator` against this stack, with its evaluator key; resolves once it follows the journal. */
+  async startEvaluatorProcess(env: Record<string, string>): Promise<ServiceProcess> {
+    const evaluator = ServiceProcess.run(process.execPath, ['--import', 'tsx', 'runtime/evaluator-main.ts'], {
+      NATS_URL: this.natsUrl,
+      PACT_EVALUATOR_SERVICE_URL: this.url,
+      PACT_EVALUATOR_KEY_FILE: join(this.root, 'evaluator.seed'),
+      ...env,
+    });
+    await evaluator.waitFor(/pact evaluator \(/);
+    return evaluator;
   }
 
   serverLog(): string {

@@ -1,0 +1,67 @@
+import type { Share } from '../machines/pact/types.js';
+import { EVALUATOR_MODES, type EvaluatorMode } from './judge.js';
+import { UPHOLD_PROPOSAL, type StubVerdict } from './judges/stub.js';
+
+/** The evaluator's settings (README, "The evaluator"): its policy, its mode and what the mode needs. */
+export interface EvaluatorConfig {
+  /** PACT_EVALUATOR_MODE: how this process judges; `none` runs no evaluator role here. */
+  mode: EvaluatorMode | 'none';
+  /** PACT_EVALUATOR_KEY_FILE: the pinned key's seed; unset, one is made once under the data directory. */
+  keyFile: string | undefined;
+  /** PACT_EVALUATOR_MODEL, PACT_EVALUATOR_PROMPT_VERSION, PACT_EVALUATOR_TIMEOUT_MS: pinned into every pact. */
+  model: string;
+  promptVersion: string;
+  timeoutMs: number;
+  /** PACT_EVALUATOR_URL: the model API's base URL (model modes). */
+  url: string | undefined;
+  /** PACT_EVALUATOR_API_KEY_FILE: the file holding the model API's key (model modes). */
+  apiKeyFile: string | undefined;
+  /** PACT_EVALUATOR_STUB: the stub's verdict, JSON. */
+  stub: StubVerdict;
+  /** PACT_EVALUATOR_CONSUMER: the durable consumer's name; evaluators sharing it share the disputes. */
+  consumer: string;
+  /** PACT_EVALUATOR_SERVICE_URL: the escrow service the evaluator reads; unset, the process's own. */
+  serviceUrl: string | undefined;
+}
+
+const MODEL_MODES: readonly string[] = ['openai', 'anthropic'];
+export const DEFAULT_MODEL_URLS: Record<'openai' | 'anthropic', string> = {
+  openai: 'https://api.openai.com/v1',
+  anthropic: 'https://api.anthropic.com',
+};
+
+export function evaluatorConfig(env: NodeJS.ProcessEnv, timeoutMs: number): EvaluatorConfig {
+  const mode = (env.PACT_EVALUATOR_MODE || 'sandbox') as EvaluatorConfig['mode'];
+  if (mode !== 'none' && !(EVALUATOR_MODES as readonly string[]).includes(mode)) {
+    throw new Error(`PACT_EVALUATOR_MODE must be one of none, ${EVALUATOR_MODES.join(', ')}; got ${mode}`);
+  }
+  const modelMode = MODEL_MODES.includes(mode);
+  if (modelMode && !env.PACT_EVALUATOR_MODEL) throw new Error(`PACT_EVALUATOR_MODE=${mode} needs PACT_EVALUATOR_MODEL (the model id)`);
+  if (modelMode && !env.PACT_EVALUATOR_API_KEY_FILE) throw new Error(`PACT_EVALUATOR_MODE=${mode} needs PACT_EVALUATOR_API_KEY_FILE`);
+  return {
+    mode,
+    keyFile: env.PACT_EVALUATOR_KEY_FILE || undefined,
+    model: env.PACT_EVALUATOR_MODEL || (mode === 'stub' ? 'stub' : 'sandbox'),
+    promptVersion: env.PACT_EVALUATOR_PROMPT_VERSION || 'pact-eval-1',
+    timeoutMs,
+    url: env.PACT_EVALUATOR_URL || undefined,
+    apiKeyFile: env.PACT_EVALUATOR_API_KEY_FILE || undefined,
+    stub: env.PACT_EVALUATOR_STUB ? stubVerdict(env.PACT_EVALUATOR_STUB) : UPHOLD_PROPOSAL,
+    consumer: env.PACT_EVALUATOR_CONSUMER || 'evaluator',
+    serviceUrl: env.PACT_EVALUATOR_SERVICE_URL || undefined,
+  };
+}
+
+/** A stub verdict from JSON: `{ "fail": true }` or `{ "feeFrom": …, "distribution"?: […], "reason"?: … }`. */
+export function stubVerdict(text: string): StubVerdict {
+  const value = JSON.parse(text) as Record<string, unknown>;
+  if (value.fail === true) return { fail: true };
+  const share = (s: unknown) => typeof s === 'object' && s !== null && typeof (s as Share).party === 'string' && Number.isInteger((s as Share).bp);
+  const problem =
+    !['proposer', 'objector', 'split'].includes(value.feeFrom as string) ? 'feeFrom must be proposer, objector or split'
+    : value.distribution !== undefined && !(Array.isArray(value.distribution) && value.distribution.every(share)) ? 'distribution must be [{ party, bp }]'
+    : value.reason !== undefined && typeof value.reason !== 'string' ? 'reason must be a string'
+    : undefined;
+  if (problem) throw new Error(`the stub verdict: ${problem}`);
+  return value as StubVerdict;
+}
