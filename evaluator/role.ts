@@ -36,6 +36,7 @@ interface Job {
 type Outcome = 'done' | 'retry';
 
 const EVALUATIONS_AT_ONCE = 4;
+const OBJECTION = '"event":{"type":"object"';
 /** A failed attempt is tried again after RETRY_MS, doubling each time up to MAX_RETRY_MS. */
 const RETRY_MS = 2_000;
 const MAX_RETRY_MS = 5 * 60_000;
@@ -117,9 +118,14 @@ export class EvaluatorRole {
     this.messages = undefined;
   }
 
-  /** Every entry but an objection is acked at once; an objection opens a dispute to judge. */
+  /**
+   * Every entry but an objection is acked at once; an objection opens a dispute to judge. Most entries are
+   * told apart by their bytes, without parsing them (an entry is JSON.stringify'd with its event's type first).
+   */
   private arrived(message: JsMsg): void {
-    const entry = decodeEntry(message.data, message.subject);
+    const data = message.data;
+    if (Buffer.from(data.buffer, data.byteOffset, data.length).indexOf(OBJECTION) < 0) return message.ack();
+    const entry = decodeEntry(data, message.subject);
     if (!entry || entry.event.type !== 'object') return message.ack();
     this.enqueue({ pactId: entry.pactId, nonce: entry.nonce, message, tries: 0 });
   }
