@@ -33,7 +33,8 @@ interface Job {
   tries: number;
 }
 
-type Outcome = 'done' | 'retry';
+/** `dropped`: this process no longer judges (mode none, stopping); an unacked entry comes back to whoever does. */
+type Outcome = 'done' | 'retry' | 'dropped';
 
 const EVALUATIONS_AT_ONCE = 4;
 const OBJECTION = '"event":{"type":"object"';
@@ -59,6 +60,12 @@ export class EvaluatorRole {
   private readonly queue: Job[] = [];
   /** Pacts queued or being judged: each is judged by one job at a time. */
   private readonly pending = new Set<string>();
+  /**
+   * Disputes this process has dealt with (judged, or its judge failed): the sweep does not judge them again,
+   * so a failed judgement waits for `verdictBy` instead of asking the model every minute. Kept in memory:
+   * after a restart each open dispute is judged once more.
+   */
+  private dealtWith = new Set<string>();
   private running = 0;
   private stopped = false;
 
@@ -79,6 +86,7 @@ export class EvaluatorRole {
   async use(judge: Judge | undefined): Promise<void> {
     const wasFollowing = this.judge !== undefined;
     this.judge = judge;
+    this.dealtWith.clear(); // a new judge may judge what the old one failed at
     if (judge && !wasFollowing) await this.follow();
     if (!judge && wasFollowing) await this.unfollow();
   }
@@ -132,7 +140,12 @@ export class EvaluatorRole {
 
   private async sweep(): Promise<void> {
     try {
-      for await (const pactId of this.deps.service.disputed()) this.enqueue({ pactId, nonce: 0, tries: 0 });
+      const open = new Set<string>();
+      for await (const pactId of this.deps.service.disputed()) {
+        open.add(pactId);
+        if (!this.dealtWith.has(pactId)) this.enqueue({ pactId, nonce: 0, tries: 0 });
+      }
+      this.dealtWith = new Set([...this.dealtWith].filter((pactId) => open.has(pactId)));
     } catch (error) {
       console.error('evaluator could not list the disputes:', String(error));
     }
@@ -171,7 +184,11 @@ export class EvaluatorRole {
       clearInterval(working);
     }
     this.pending.delete(job.pactId);
-    if (outcome === 'done') return job.message?.ack();
+    if (outcome === 'dropped') return;
+    if (outcome === 'done') {
+      this.dealtWith.add(job.pactId);
+      return job.message?.ack();
+    }
     const tries = job.message?.info.deliveryCount ?? ++job.tries;
     const delay = Math.min(RETRY_MS * 2 ** Math.min(tries - 1, 8), MAX_RETRY_MS);
     if (job.message) return job.message.nak(delay);
@@ -180,10 +197,10 @@ export class EvaluatorRole {
 
   private async evaluate(job: Job): Promise<Outcome> {
     const judge = this.judge;
-    if (!judge || this.stopped) return 'retry';
+    if (!judge || this.stopped) return 'dropped';
     const pact = await this.deps.service.pact(job.pactId);
     if (!pact || pact.stateNonce < job.nonce) return 'retry'; // the read model has not got there yet
-    if (!isDisputed(pact)) return 'done';
+    if (!isDisputed(pact) || pact.evaluator.pubkey !== this.deps.key.party) return 'done'; // not ours to judge
     const remainingMs = pact.verdictBy! - this.deps.clock.now();
     if (remainingMs <= 0) return 'done'; // too late: the pact ends by onFailure
     const input = await frozenInputOf(pact, this.deps.service);
