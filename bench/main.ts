@@ -16,8 +16,11 @@ import { signedCommands } from './signed-commands.js';
 import { fixed } from './stats.js';
 import { PASSIVATING_ENV, storedPacts } from './stored.js';
 
+/** The service as `npm start` runs it: with its evaluator following the journal (tests turn it off). */
+const AS_NPM_START = { PACT_EVALUATOR_MODE: process.env.PACT_EVALUATOR_MODE ?? 'sandbox' };
+
 const withStack = <T>(env: Record<string, string>, use: (stack: Stack) => Promise<T>) =>
-  using(() => Stack.start({ env, nodeArgs: settings.nodeArgs }), (stack) => stack.stop(), use);
+  using(() => Stack.start({ env: { ...AS_NPM_START, ...env }, nodeArgs: settings.nodeArgs }), (stack) => stack.stop(), use);
 
 async function main(): Promise<void> {
   console.log('machine');

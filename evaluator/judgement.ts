@@ -1,4 +1,4 @@
-import { sharesProblem } from '../machines/pact/rules.js';
+import { sharesAmongProblem, verdictProblem } from '../machines/pact/rules.js';
 import type { FeeFrom, Share } from '../machines/pact/types.js';
 import { EvaluatorFailure, type FrozenInput, type Judgement } from './judge.js';
 
@@ -40,14 +40,13 @@ export function judgementOf(value: unknown, input: FrozenInput): Judgement {
   if (!FEE_FROM.includes(feeFrom as FeeFrom)) fail(`feeFrom ${JSON.stringify(feeFrom)}`);
   if (typeof reason !== 'string' || reason.length > MAX_REASON_CHARS) fail(`reason must be a string of at most ${MAX_REASON_CHARS} characters`);
   if (!Array.isArray(distribution)) return fail('distribution is not an array');
-  const funded = new Set(input.parties.map((p) => p.party));
   const shares = distribution.map((share: unknown): Share => {
     const { party, bp, ...more } = (typeof share === 'object' && share !== null ? share : {}) as Record<string, unknown>;
     if (typeof party !== 'string' || typeof bp !== 'number' || Object.keys(more).length > 0) return fail('a share is not { party, bp }');
-    if (!funded.has(party as Share['party'])) fail(`${party} is not a funded party`);
     return { party: party as Share['party'], bp };
   });
-  const problem = sharesProblem(shares);
+  const funded = new Set<string>(input.parties.map((p) => p.party));
+  const problem = sharesAmongProblem(shares, (party) => funded.has(party)) ?? verdictProblem(input.distribution, shares, feeFrom as FeeFrom);
   if (problem) fail(problem);
   return { distribution: shares, feeFrom: feeFrom as FeeFrom, reason: reason as string };
 }

@@ -8,6 +8,7 @@ import { signed, type KeyPair } from '../protocol/sign.js';
 import type { Clock } from '../runtime/clock.js';
 import { frozenInputOf, isDisputed } from './frozen-input.js';
 import { EvaluatorFailure, type Judge, type Judgement } from './judge.js';
+import { MAX_REASON_CHARS } from './judgement.js';
 import type { ServiceClient } from './service-client.js';
 
 export interface EvaluatorRoleDeps {
@@ -229,7 +230,7 @@ export class EvaluatorRole {
       inputHash,
       distribution: judgement.distribution,
       feeFrom: judgement.feeFrom,
-      reason: judgement.reason.slice(0, 4_096),
+      reason: judgement.reason.slice(0, MAX_REASON_CHARS),
       issuedAt: this.deps.clock.now(),
       signer: this.deps.key.party,
     };

@@ -1,3 +1,4 @@
+import { sameDistribution } from '../../machines/pact/rules.js';
 import type { Share } from '../../machines/pact/types.js';
 import type { FrozenInput, Judge, Judgement } from '../judge.js';
 
@@ -8,7 +9,7 @@ import type { FrozenInput, Judge, Judgement } from '../judge.js';
  * - evidence of links only, which it cannot follow offline: half way between the proposal and a refund,
  *   the fee `split`;
  * - no evidence, or notes only: the objection is upheld, every party gets back its share of the pot in
- *   proportion to its deposit, and the `proposer` pays.
+ *   proportion to its deposit, and the `proposer` pays (unless the proposal did just that: then it stands).
  */
 export class SandboxJudge implements Judge {
   readonly mode = 'sandbox' as const;
@@ -20,6 +21,9 @@ export class SandboxJudge implements Judge {
     }
     if (input.evidence.some((item) => 'url' in item)) {
       return { distribution: halfWay(input.distribution, refund), feeFrom: 'split', reason: 'sandbox: the evidence is links that cannot be checked offline, so the pot is split half way' };
+    }
+    if (sameDistribution(refund, input.distribution)) {
+      return { distribution: refund, feeFrom: 'objector', reason: 'sandbox: the proposal already gives the deposits back' };
     }
     return { distribution: refund, feeFrom: 'proposer', reason: 'sandbox: nothing delivered was shown, so the deposits go back' };
   }

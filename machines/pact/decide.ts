@@ -11,6 +11,7 @@ import {
   fundingRoundsExhausted,
   isNonProposerParty,
   partyOf,
+  verdictProblem,
 } from './rules.js';
 import { MAX_FUNDING_ROUNDS } from './limits.js';
 import type { Pact, PactState, Share } from './types.js';
@@ -146,6 +147,10 @@ function refuseVerdict(pact: Pact, command: Of<'verdict'>, now: number): PactErr
         : pactError('inputHash_mismatch', 'the verdict judges another input', { inputHash: pact.inputHash }),
     notDue(pact.verdictBy, now, 'verdictBy'),
     invalidShares(pact, verdict.distribution, 'distribution'),
+    () => {
+      const problem = verdictProblem(pact.proposal?.distribution ?? [], verdict.distribution, verdict.feeFrom);
+      return problem ? pactError('invalid_request', problem, { field: 'feeFrom' }) : undefined;
+    },
   ]);
 }
 

@@ -1,7 +1,7 @@
 import { canonicalHashHex } from '../../protocol/digest.js';
 import type { PartyId } from '../../protocol/party.js';
 import { MAX_FUNDING_ROUNDS } from './limits.js';
-import type { Pact, PactParty, PactState, Proposal, Share } from './types.js';
+import type { FeeFrom, Pact, PactParty, PactState, Proposal, Share } from './types.js';
 
 /** A deadline is due from its instant on. */
 export const isDue = (deadline: number | null, at: number): boolean => deadline !== null && at >= deadline;
@@ -66,9 +66,31 @@ export function sharesProblem(shares: Share[]): string | undefined {
 
 /** Why a distribution cannot stand for this pact, or undefined when it can. */
 export function distributionProblem(pact: Pact, shares: Share[]): string | undefined {
-  const outsider = shares.find((s) => !isFunded(pact, s.party));
+  return sharesAmongProblem(shares, (party) => isFunded(pact, party));
+}
+
+/** Why shares cannot distribute a pot among the parties `funded` accepts. */
+export function sharesAmongProblem(shares: Share[], funded: (party: PartyId) => boolean): string | undefined {
+  const outsider = shares.find((s) => !funded(s.party));
   if (outsider) return `${outsider.party} is not a funded party of this pact`;
   return sharesProblem(shares);
+}
+
+/** Whether two distributions pay every party the same (a party left out gets 0 bp). */
+export function sameDistribution(a: Share[], b: Share[]): boolean {
+  const bpOf = (shares: Share[], party: PartyId) => shares.find((s) => s.party === party)?.bp ?? 0;
+  return [...a, ...b].every((s) => bpOf(a, s.party) === bpOf(b, s.party));
+}
+
+/**
+ * Why a verdict's `feeFrom` contradicts its distribution (the spec's bond table): upholding the proposal
+ * (`objector` pays) pays the pot as proposed; upholding the objection (`proposer` pays) changes it.
+ */
+export function verdictProblem(proposed: Share[], distribution: Share[], feeFrom: FeeFrom): string | undefined {
+  const same = sameDistribution(proposed, distribution);
+  if (feeFrom === 'objector' && !same) return 'feeFrom objector upholds the proposal, so the distribution must be the proposal’s';
+  if (feeFrom === 'proposer' && same) return 'feeFrom proposer upholds the objection, so the distribution must differ from the proposal’s';
+  return undefined;
 }
 
 /** Freezes terms, proposer, evidence and distribution. */

@@ -104,6 +104,8 @@ test('a verdict must name funded parties once each, sum to 10000 and have nothin
     { ...base, feeFrom: 'nobody' },
     { ...base, reason: 'x'.repeat(4097) },
     { ...base, distribution: [{ party: seller, bp: 10000, note: 'x' }] },
+    { ...base, distribution: [{ party: seller, bp: 5000 }, { party: buyer, bp: 5000 }] }, // objector pays, yet the pot is not as proposed
+    { ...base, feeFrom: 'proposer' }, // proposer pays, yet the pot is as proposed
     'not an object',
   ]) {
     assert.throws(judge(bad), (error: unknown) => error instanceof EvaluatorFailure, JSON.stringify(bad).slice(0, 80));

@@ -42,6 +42,11 @@ test('nothing delivered gives each party its deposit share; the proposer pays', 
   assert.equal((await new SandboxJudge().judge(input([]))).feeFrom, 'proposer');
 });
 
+test('when the proposal already gives the deposits back, an objection without delivery does not change it', async () => {
+  const refunding = { ...input([{ note: 'n' }]), distribution: [{ party: seller!, bp: 0 }, { party: buyer!, bp: 10000 }] };
+  assert.is((await new SandboxJudge().judge(refunding)).feeFrom, 'objector');
+});
+
 test('refund shares sum to 10000 whatever the deposits, a zero pot included', () => {
   for (const deposits of [['1', '2'], ['0', '0'], ['333', '333'], ['7', '1000000000007']]) {
     const shares = refundShares(input([], deposits));

@@ -178,10 +178,10 @@ test('verdict split with odd bonds: each forfeits floor(half) into one fee payou
 
 test('verdict in a three-party pact: a bystander keeps its whole bond', () => {
   const pact = run(proposed(threeActive(), split([a, 10000])), ev.object(c.party, PROPOSED_AT + 1));
-  const done = run(pact, ev.verdict(pact, PROPOSED_AT + 2, split([a, 2000], [b, 4000], [c, 4000]), 'objector'));
+  const done = run(pact, ev.verdict(pact, PROPOSED_AT + 2, split([a, 10000]), 'objector'));
   assert.equal(done.settlement?.bondForfeits, [{ party: c.party, amount: '30' }]);
   assert.equal(done.settlement?.bondReturns.map((r) => r.amount), ['50', '70', '0']);
-  assert.equal(done.settlement?.pot.map((r) => r.amount), ['200', '400', '400']);
+  assert.equal(done.settlement?.pot.map((r) => r.amount), ['1000']);
 });
 
 test('poke at verdictBy cancels and refunds everyone in full', () => {
@@ -199,7 +199,7 @@ test('every accepted step of a full dispute advances stateNonce by exactly one',
     (p) => run(p, ev.fund(b.party, T0 + 2)),
     (p) => proposed(p),
     (p) => disputed(p),
-    (p) => run(p, ev.verdict(p, OBJECTED_AT + 1, split([a, 10000]), 'objector')),
+    (p) => run(p, ev.verdict(p, OBJECTED_AT + 1, p.proposal!.distribution, 'objector')),
     (p) => run(p, ev.paid(OBJECTED_AT + 2, p.payouts.map((x) => x.key))),
   ];
   let pact = pactFrom(twoPartySpec(a, b));

@@ -3,6 +3,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { evolve } from '../../machines/pact/evolve.js';
 import type { PactEvent } from '../../machines/pact/events.js';
+import { sameDistribution } from '../../machines/pact/rules.js';
 import { distributionSettlement, payoutsOf, potOf, splitPot, verdictForfeits } from '../../machines/pact/settlement.js';
 import type { FeeFrom, Pact, PartySpec, Share } from '../../machines/pact/types.js';
 import type { PartyId } from '../../protocol/party.js';
@@ -168,7 +169,12 @@ function driveTo(pact0: Pact, ending: Ending, rng: Rng): Pact {
   }
   pact = step(pact, ev.object(rng.pick(others), T0 + 300));
   if (ending === 'verdictTimeout') return step(pact, ev.poke(pact.verdictBy!));
-  const verdictShares = randomBps(rng, parties.length).map((bp, i) => ({ party: parties[i]!, bp }));
+  // Upholding the proposal pays it as proposed; upholding the objection changes it (verdictProblem).
+  let verdictShares = randomBps(rng, parties.length).map((bp, i) => ({ party: parties[i]!, bp }));
+  if (ending === 'objector') verdictShares = distribution;
+  while (ending === 'proposer' && sameDistribution(verdictShares, distribution)) {
+    verdictShares = randomBps(rng, parties.length).map((bp, i) => ({ party: parties[i]!, bp }));
+  }
   return step(pact, ev.verdict(pact, T0 + 400, verdictShares, ending as FeeFrom));
 }
 

@@ -126,6 +126,17 @@ test('verdict: a wrong signer is invalid_signature (401), before the state check
   refusedWith(refusal(active(), verdictOn(active(), { signer: outsider }), nowIn(active())), 'invalid_signature', 401);
 });
 
+test('verdict: feeFrom must agree with the distribution (bond table): objector pays as proposed, proposer changes it', () => {
+  const pact = disputed();
+  const changed: Share[] = [{ party: a.party, bp: 2000 }, { party: b.party, bp: 8000 }];
+  const withFee = (shares: Share[], feeFrom: 'objector' | 'proposer' | 'split') => cmd.verdict(verdictBody(pact, nowIn(pact), shares, feeFrom));
+  refusedWith(refusal(pact, withFee(changed, 'objector'), nowIn(pact)), 'invalid_request', 400, { field: 'feeFrom' });
+  refusedWith(refusal(pact, withFee([...FULL].reverse(), 'proposer'), nowIn(pact)), 'invalid_request', 400, { field: 'feeFrom' });
+  for (const [shares, feeFrom] of [[FULL, 'objector'], [changed, 'proposer'], [FULL, 'split'], [changed, 'split']] as const) {
+    assert.is(refusal(pact, withFee([...shares], feeFrom), nowIn(pact)), undefined, `${feeFrom} ${JSON.stringify(shares)}`);
+  }
+});
+
 test('verdict: not DISPUTED is invalid_state; another inputHash is inputHash_mismatch carrying the pact’s hash', () => {
   const pact = disputed();
   assert.is(refusal(pact, verdictOn(pact), nowIn(pact)), undefined);
