@@ -1,6 +1,7 @@
 import type { Share } from '../machines/pact/types.js';
 import { EVALUATOR_MODES, type EvaluatorMode } from './judge.js';
 import { UPHOLD_PROPOSAL, type StubVerdict } from './judges/stub.js';
+import { promptOf } from './model-input.js';
 
 /** The evaluator's settings (README, "The evaluator"): its policy, its mode and what the mode needs. */
 export interface EvaluatorConfig {
@@ -8,7 +9,10 @@ export interface EvaluatorConfig {
   mode: EvaluatorMode | 'none';
   /** PACT_EVALUATOR_KEY_FILE: the pinned key's seed; unset, one is made once under the data directory. */
   keyFile: string | undefined;
-  /** PACT_EVALUATOR_MODEL, PACT_EVALUATOR_PROMPT_VERSION, PACT_EVALUATOR_TIMEOUT_MS: pinned into every pact. */
+  /**
+   * PACT_EVALUATOR_MODEL, PACT_EVALUATOR_PROMPT_VERSION, PACT_EVALUATOR_TIMEOUT_MS: pinned into every pact;
+   * a model judge uses each pact's pinned model and prompt.
+   */
   model: string;
   promptVersion: string;
   timeoutMs: number;
@@ -31,18 +35,20 @@ export const DEFAULT_MODEL_URLS: Record<'openai' | 'anthropic', string> = {
 };
 
 export function evaluatorConfig(env: NodeJS.ProcessEnv, timeoutMs: number): EvaluatorConfig {
-  const mode = (env.PACT_EVALUATOR_MODE || 'sandbox') as EvaluatorConfig['mode'];
-  if (mode !== 'none' && !(EVALUATOR_MODES as readonly string[]).includes(mode)) {
-    throw new Error(`PACT_EVALUATOR_MODE must be one of none, ${EVALUATOR_MODES.join(', ')}; got ${mode}`);
+  const mode = env.PACT_EVALUATOR_MODE || 'sandbox';
+  if (!isMode(mode)) throw new Error(`PACT_EVALUATOR_MODE must be one of none, ${EVALUATOR_MODES.join(', ')}; got ${mode}`);
+  // The model is pinned into pacts: where a model judges (here or elsewhere), the operator names it.
+  if ((mode === 'none' || MODEL_MODES.includes(mode)) && !env.PACT_EVALUATOR_MODEL) {
+    throw new Error(`PACT_EVALUATOR_MODE=${mode} needs PACT_EVALUATOR_MODEL (the model id pinned into pacts)`);
   }
-  const modelMode = MODEL_MODES.includes(mode);
-  if (modelMode && !env.PACT_EVALUATOR_MODEL) throw new Error(`PACT_EVALUATOR_MODE=${mode} needs PACT_EVALUATOR_MODEL (the model id)`);
-  if (modelMode && !env.PACT_EVALUATOR_API_KEY_FILE) throw new Error(`PACT_EVALUATOR_MODE=${mode} needs PACT_EVALUATOR_API_KEY_FILE`);
+  if (MODEL_MODES.includes(mode) && !env.PACT_EVALUATOR_API_KEY_FILE) throw new Error(`PACT_EVALUATOR_MODE=${mode} needs PACT_EVALUATOR_API_KEY_FILE`);
+  const promptVersion = env.PACT_EVALUATOR_PROMPT_VERSION || 'pact-eval-1';
+  promptOf(promptVersion); // a version without its prompt file is refused at start, whatever the mode
   return {
     mode,
     keyFile: env.PACT_EVALUATOR_KEY_FILE || undefined,
     model: env.PACT_EVALUATOR_MODEL || (mode === 'stub' ? 'stub' : 'sandbox'),
-    promptVersion: env.PACT_EVALUATOR_PROMPT_VERSION || 'pact-eval-1',
+    promptVersion,
     timeoutMs,
     url: env.PACT_EVALUATOR_URL || undefined,
     apiKeyFile: env.PACT_EVALUATOR_API_KEY_FILE || undefined,
@@ -51,6 +57,8 @@ export function evaluatorConfig(env: NodeJS.ProcessEnv, timeoutMs: number): Eval
     serviceUrl: env.PACT_EVALUATOR_SERVICE_URL || undefined,
   };
 }
+
+const isMode = (mode: string): mode is EvaluatorConfig['mode'] => mode === 'none' || (EVALUATOR_MODES as readonly string[]).includes(mode);
 
 /** A stub verdict from JSON: `{ "fail": true }` or `{ "feeFrom": …, "distribution"?: […], "reason"?: … }`. */
 export function stubVerdict(text: string): StubVerdict {

@@ -28,6 +28,7 @@ export async function frozenInputOf(pact: Disputed, service: ServiceClient): Pro
   const funded = pact.parties.filter((p) => p.confirmed);
   return {
     pactId: pact.id,
+    policy: { model: pact.evaluator.model, promptVersion: pact.evaluator.promptVersion },
     inputHash: pact.inputHash,
     terms: pact.terms,
     proposer: pact.proposer,

@@ -22,8 +22,6 @@ export function judgeOf(config: EvaluatorConfig): Judge | undefined {
       const settings: ModelSettings = {
         url: (config.url ?? DEFAULT_MODEL_URLS[config.mode]).replace(/\/+$/, ''),
         apiKey: readFileSync(config.apiKeyFile, 'utf8').trim(),
-        model: config.model,
-        promptVersion: config.promptVersion,
       };
       return config.mode === 'openai' ? new OpenAiJudge(settings) : new AnthropicJudge(settings);
     }

@@ -20,6 +20,8 @@ export type EvidenceSeen =
  */
 export interface FrozenInput {
   pactId: string;
+  /** The model and prompt the pact was promised at creation: a model judge uses these, not its own. */
+  policy: { model: string; promptVersion: string };
   inputHash: string;
   terms: Pact['terms'];
   proposer: PartyId;

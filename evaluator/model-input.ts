@@ -1,20 +1,35 @@
 import { isUtf8 } from 'node:buffer';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { FrozenInput } from './judge.js';
+import { EvaluatorFailure, type FrozenInput } from './judge.js';
 
 /** The most of one blob's text a model reads, and of all blobs together. */
 export const BLOB_TEXT_BYTES = 64 * 1024;
 export const ALL_BLOB_TEXT_BYTES = 256 * 1024;
 const PROMPT_VERSION = /^[a-z0-9][a-z0-9.-]{0,63}$/;
 
+const prompts = new Map<string, string>();
+
 /** The system prompt of `promptVersion`: `evaluator/prompts/<version>.md`. Throws when there is none. */
 export function promptOf(promptVersion: string): string {
+  const known = prompts.get(promptVersion);
+  if (known !== undefined) return known;
   const file = join(import.meta.dirname, 'prompts', `${promptVersion}.md`);
   if (!PROMPT_VERSION.test(promptVersion) || !existsSync(file)) {
     throw new Error(`no evaluator prompt for promptVersion "${promptVersion}" (evaluator/prompts/<version>.md)`);
   }
-  return readFileSync(file, 'utf8');
+  const prompt = readFileSync(file, 'utf8');
+  prompts.set(promptVersion, prompt);
+  return prompt;
+}
+
+/** The prompt a pact was promised; a pact pinned to a version this build lacks cannot be judged here. */
+export function pinnedPrompt(promptVersion: string): string {
+  try {
+    return promptOf(promptVersion);
+  } catch (error) {
+    throw new EvaluatorFailure((error as Error).message);
+  }
 }
 
 /** The frozen input as one JSON text for the model: blobs as text within the budgets, binary ones by size. */

@@ -33,11 +33,10 @@ const evaluatorBody = {
     verdict: { type: 'object' },
     url: { type: 'string', minLength: 1 },
     apiKeyFile: { type: 'string', minLength: 1 },
-    model: { type: 'string', minLength: 1 },
   },
 } as const;
 
-type EvaluatorBody = { mode: EvaluatorConfig['mode']; verdict?: object; url?: string; apiKeyFile?: string; model?: string };
+type EvaluatorBody = { mode: EvaluatorConfig['mode']; verdict?: object; url?: string; apiKeyFile?: string };
 
 const clockBody = {
   type: 'object',
@@ -88,8 +87,8 @@ export function registerTestHooks(app: FastifyInstance, deps: TestHookDeps): voi
     return { ok: true };
   });
 
-  // Switches this node's evaluator; `verdict` is the stub's, `url`, `apiKeyFile` and `model` a model mode's
-  // (the pinned policy of pacts does not change).
+  // Switches this node's evaluator; `verdict` is the stub's, `url` and `apiKeyFile` a model mode's (a model
+  // judge still uses each pact's pinned model and prompt).
   app.post<{ Body: EvaluatorBody }>('/__test/evaluator', { schema: { body: evaluatorBody } }, async (request, reply) => {
     const { mode, verdict, ...model } = request.body;
     let judge;

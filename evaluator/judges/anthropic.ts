@@ -1,6 +1,6 @@
 import { EvaluatorFailure, type FrozenInput, type Judge, type Judgement } from '../judge.js';
 import { JUDGEMENT_SCHEMA, judgementOf } from '../judgement.js';
-import { promptOf, renderInput } from '../model-input.js';
+import { pinnedPrompt, renderInput } from '../model-input.js';
 import type { ModelSettings } from './model-settings.js';
 import { postJson } from './post-json.js';
 
@@ -14,19 +14,16 @@ interface MessagesAnswer {
 /** The Anthropic Messages API, made to answer through one tool whose input is the verdict. */
 export class AnthropicJudge implements Judge {
   readonly mode = 'anthropic' as const;
-  private readonly prompt: string;
-
-  constructor(private readonly settings: ModelSettings) {
-    this.prompt = promptOf(settings.promptVersion);
-  }
+  constructor(private readonly settings: ModelSettings) {}
 
   async judge(input: FrozenInput, signal: AbortSignal): Promise<Judgement> {
-    const { url, apiKey, model } = this.settings;
+    const { url, apiKey } = this.settings;
+    const { model, promptVersion } = input.policy;
     const answer = (await postJson('anthropic', `${url}/v1/messages`, { 'x-api-key': apiKey, 'anthropic-version': '2023-06-01' }, {
       model,
       max_tokens: 2_048,
       temperature: 0,
-      system: this.prompt,
+      system: pinnedPrompt(promptVersion),
       messages: [{ role: 'user', content: renderInput(input) }],
       tools: [{ name: TOOL, description: 'Submit the verdict of this dispute.', input_schema: JUDGEMENT_SCHEMA }],
       tool_choice: { type: 'tool', name: TOOL },

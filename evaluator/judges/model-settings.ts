@@ -1,7 +1,5 @@
-/** What a model judge needs: the API's base URL and key, the model id and the prompt version. */
+/** Where a model judge reaches its API. The model id and prompt come from each pact's pinned policy. */
 export interface ModelSettings {
   url: string;
   apiKey: string;
-  model: string;
-  promptVersion: string;
 }

@@ -1,6 +1,6 @@
 import { EvaluatorFailure, type FrozenInput, type Judge, type Judgement } from '../judge.js';
 import { JUDGEMENT_SCHEMA, judgementOf } from '../judgement.js';
-import { promptOf, renderInput } from '../model-input.js';
+import { pinnedPrompt, renderInput } from '../model-input.js';
 import type { ModelSettings } from './model-settings.js';
 import { postJson } from './post-json.js';
 
@@ -11,18 +11,15 @@ interface ChatAnswer {
 /** Any OpenAI-compatible chat-completions API, asked for a verdict in a strict JSON-schema response format. */
 export class OpenAiJudge implements Judge {
   readonly mode = 'openai' as const;
-  private readonly prompt: string;
-
-  constructor(private readonly settings: ModelSettings) {
-    this.prompt = promptOf(settings.promptVersion);
-  }
+  constructor(private readonly settings: ModelSettings) {}
 
   async judge(input: FrozenInput, signal: AbortSignal): Promise<Judgement> {
-    const { url, apiKey, model } = this.settings;
+    const { url, apiKey } = this.settings;
+    const { model, promptVersion } = input.policy;
     const answer = (await postJson('openai', `${url}/chat/completions`, { authorization: `Bearer ${apiKey}` }, {
       model,
       temperature: 0,
-      messages: [{ role: 'system', content: this.prompt }, { role: 'user', content: renderInput(input) }],
+      messages: [{ role: 'system', content: pinnedPrompt(promptVersion) }, { role: 'user', content: renderInput(input) }],
       response_format: { type: 'json_schema', json_schema: { name: 'verdict', strict: true, schema: JUDGEMENT_SCHEMA } },
     }, signal)) as ChatAnswer;
     const choice = answer?.choices?.[0];

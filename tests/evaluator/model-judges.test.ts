@@ -16,6 +16,7 @@ const text = (s: string) => new TextEncoder().encode(s);
 
 const input = (evidence: FrozenInput['evidence'] = [{ blob: 'a'.repeat(64), size: 14, bytes: text('BLOB-TEXT-5521') }]): FrozenInput => ({
   pactId: 'p_0',
+  policy: { model: 'pinned-model-x', promptVersion: 'pact-eval-1' },
   inputHash: 'f'.repeat(64),
   terms: { spec: 'TERMS-SPEC-3310' },
   proposer: seller,
@@ -28,7 +29,7 @@ const input = (evidence: FrozenInput['evidence'] = [{ blob: 'a'.repeat(64), size
 });
 
 const judgeFor = (api: ModelApi, url: string): Judge =>
-  new (api === 'openai' ? OpenAiJudge : AnthropicJudge)({ url, apiKey: KEY, model: `${api}-model-x`, promptVersion: 'pact-eval-1' });
+  new (api === 'openai' ? OpenAiJudge : AnthropicJudge)({ url, apiKey: KEY });
 
 async function failure(judging: Promise<unknown>): Promise<EvaluatorFailure> {
   try {
@@ -43,14 +44,14 @@ async function failure(judging: Promise<unknown>): Promise<EvaluatorFailure> {
 }
 
 for (const api of ['openai', 'anthropic'] as const) {
-  test(`${api}: a verdict comes back as a judgement; the request carried model, key, prompt and input`, async () => {
+  test(`${api}: a verdict comes back as a judgement; the request carried the pinned model and prompt, the key and the input`, async () => {
     const verdict = { distribution: [{ party: seller, bp: 4000 }, { party: buyer, bp: 6000 }], feeFrom: 'split', reason: 'half done' };
     const server = await startModelServer(api, { kind: 'verdict', judgement: () => verdict });
     try {
       const judged = await judgeFor(api, server.url).judge(input(), AbortSignal.timeout(5_000));
       assert.equal(judged, verdict);
       const [request] = server.requests;
-      assert.is(request!.body.model, `${api}-model-x`);
+      assert.is(request!.body.model, 'pinned-model-x');
       if (api === 'openai') assert.is(request!.headers.authorization, `Bearer ${KEY}`);
       else assert.is(request!.headers['x-api-key'], KEY);
       const sent = JSON.stringify(request!.body);
@@ -77,6 +78,17 @@ for (const api of ['openai', 'anthropic'] as const) {
       }
     });
   }
+
+  test(`${api}: a pact pinned to a prompt version this build lacks is an evaluator failure, and the model is not asked`, async () => {
+    const server = await startModelServer(api, { kind: 'garbage' });
+    try {
+      const pinned = { ...input(), policy: { model: 'm', promptVersion: 'pact-eval-0' } };
+      await failure(judgeFor(api, server.url).judge(pinned, AbortSignal.timeout(5_000)));
+      assert.is(server.requests.length, 0);
+    } finally {
+      await server.close();
+    }
+  });
 
   test(`${api}: a model that hangs is an evaluator failure once the time-out fires`, async () => {
     const server = await startModelServer(api, { kind: 'hang' });

@@ -12,6 +12,7 @@ const [seller, buyer, third] = [1, 2, 3].map((n) => partyKey(n).party);
 
 const input = (evidence: FrozenInput['evidence'], deposits = ['0', '1001']): FrozenInput => ({
   pactId: 'p_x',
+  policy: { model: 'sandbox', promptVersion: 'pact-eval-1' },
   inputHash: 'h',
   terms: { spec: 'a 500-word summary' },
   proposer: seller!,

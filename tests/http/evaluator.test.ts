@@ -17,6 +17,8 @@ import { Stack } from '../support/stack.js';
 /** Short enough that a dispute nobody judges reaches verdictBy within a test; long enough for a judgement. */
 const TIMEOUT_MS = 8_000;
 const API_KEY = 'sk-test-not-a-real-key-0123456789';
+/** The model pinned into every pact of this stack: a model judge asks for it, whatever its mode's setting. */
+const PINNED_MODEL = 'judge-model-7';
 
 const test = suite<{ stack: Stack; openai: ModelServer; anthropic: ModelServer; keyFile: string }>('the evaluator ends disputes');
 
@@ -25,7 +27,7 @@ test.before(async (context) => {
   context.anthropic = await startModelServer('anthropic', { kind: 'hang' });
   context.keyFile = join(mkdtempSync(join(tmpdir(), 'pact-model-key-')), 'key');
   writeFileSync(context.keyFile, `${API_KEY}\n`);
-  context.stack = await Stack.start({ env: { PACT_EVALUATOR_MODE: 'sandbox', PACT_EVALUATOR_TIMEOUT_MS: String(TIMEOUT_MS) } });
+  context.stack = await Stack.start({ env: { PACT_EVALUATOR_MODE: 'sandbox', PACT_EVALUATOR_MODEL: PINNED_MODEL, PACT_EVALUATOR_TIMEOUT_MS: String(TIMEOUT_MS) } });
 });
 test.after(async ({ stack, openai, anthropic }) => {
   await stack.stop();
@@ -55,7 +57,7 @@ async function settledByVerdict(stack: Stack, id: string): Promise<Pact> {
 
 test('/health shows the pinned policy and counts the disputes awaiting a verdict', async ({ stack }) => {
   const health = (await stack.client.request('GET', '/health')).body;
-  assert.equal(health.evaluator, { pubkey: stack.evaluator.party, promptVersion: 'pact-eval-1', model: 'sandbox', timeoutMs: TIMEOUT_MS, onFailure: 'refund' });
+  assert.equal(health.evaluator, { pubkey: stack.evaluator.party, promptVersion: 'pact-eval-1', model: PINNED_MODEL, timeoutMs: TIMEOUT_MS, onFailure: 'refund' });
   assert.not.match(JSON.stringify(health), /seed|secret|apiKey/i);
   await stack.client.request('POST', '/__test/evaluator', { mode: 'none' });
   const { id } = await disputeWith(stack, [{ note: 'done' }]);
@@ -113,13 +115,13 @@ for (const api of ['openai', 'anthropic'] as const) {
     })();
     model.set({ kind: 'verdict', judgement: () => ({ distribution: [{ party: seller.party, bp: 6000 }, { party: buyer.party, bp: 4000 }], feeFrom: 'split', reason: 'partly delivered' }) });
     const seen = model.requests.length;
-    const on = await stack.client.request('POST', '/__test/evaluator', { mode: api, url: model.url, apiKeyFile: keyFile, model: `${api}-test-model` });
+    const on = await stack.client.request('POST', '/__test/evaluator', { mode: api, url: model.url, apiKeyFile: keyFile });
     assert.is(on.status, 200, JSON.stringify(on.body));
     const pact = await settledByVerdict(stack, id);
     assert.is(pact.verdict!.feeFrom, 'split');
     assert.equal(pact.verdict!.distribution, [{ party: seller.party, bp: 6000 }, { party: buyer.party, bp: 4000 }]);
     const request = JSON.stringify(model.requests.slice(seen));
-    for (const part of ['SUMMARY-TEXT-7731', 'OBJECTION-REASON-4410', `${api}-test-model`]) assert.ok(request.includes(part), `the model got ${part}`);
+    for (const part of ['SUMMARY-TEXT-7731', 'OBJECTION-REASON-4410', PINNED_MODEL]) assert.ok(request.includes(part), `the model got ${part}`);
   });
 
   for (const kind of ['hang', 'garbage'] as const) {
@@ -127,7 +129,7 @@ for (const api of ['openai', 'anthropic'] as const) {
       const { stack, keyFile } = context;
       const model = context[api];
       model.set({ kind });
-      await stack.client.request('POST', '/__test/evaluator', { mode: api, url: model.url, apiKeyFile: keyFile, model: `${api}-test-model` });
+      await stack.client.request('POST', '/__test/evaluator', { mode: api, url: model.url, apiKeyFile: keyFile });
       const { seller, id } = await disputeWith(stack, [{ text: 'a summary' }]);
       const pact = await afterDispute(stack, id, TIMEOUT_MS + 15_000); // the keeper pokes at verdictBy
       assert.is(pact.state, 'CANCELLED');
@@ -148,7 +150,7 @@ test('two evaluators judge the same dispute at once: one verdict is applied, the
   const modelEnv = { PACT_EVALUATOR_MODE: 'openai', PACT_EVALUATOR_URL: openai.url, PACT_EVALUATOR_API_KEY_FILE: keyFile, PACT_EVALUATOR_MODEL: 'm' };
   const second = await stack.startEvaluatorProcess({ ...modelEnv, PACT_EVALUATOR_CONSUMER: 'evaluator-second' });
   try {
-    await stack.client.request('POST', '/__test/evaluator', { mode: 'openai', url: openai.url, apiKeyFile: keyFile, model: 'm' });
+    await stack.client.request('POST', '/__test/evaluator', { mode: 'openai', url: openai.url, apiKeyFile: keyFile });
     await settledByVerdict(stack, id);
     await second.waitFor(new RegExp(`pact ${id}: verdict (applied|refused)`));
     await until(() => new RegExp(`pact ${id}: verdict (applied|refused)`).test(stack.serverLog()), 'the node’s evaluator submitted too');

@@ -84,8 +84,9 @@ export class Stack {
         NATS_URL: this.natsUrl,
         PACT_TEST_HOOKS: '1',
         PACT_EVALUATOR_KEY_FILE: join(this.root, 'evaluator.seed'),
-        // Tests that do not ask for an evaluator post verdicts by hand.
+        // Tests that do not ask for an evaluator post verdicts by hand (mode none names the pinned model).
         PACT_EVALUATOR_MODE: 'none',
+        PACT_EVALUATOR_MODEL: 'sandbox',
         ...NO_RATE_LIMITS,
         ...this.env,
       },
