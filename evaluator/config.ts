@@ -16,6 +16,8 @@ export interface EvaluatorConfig {
   model: string;
   promptVersion: string;
   timeoutMs: number;
+  /** PACT_EVALUATOR_ATTEMPT_MS: the longest one judgement may take; a failed one is tried again, 3 in all. */
+  attemptMs: number;
   /** PACT_EVALUATOR_URL: the model API's base URL (model modes). */
   url: string | undefined;
   /** PACT_EVALUATOR_API_KEY_FILE: the file holding the model API's key (model modes). */
@@ -34,7 +36,7 @@ export const DEFAULT_MODEL_URLS: Record<'openai' | 'anthropic', string> = {
   anthropic: 'https://api.anthropic.com',
 };
 
-export function evaluatorConfig(env: NodeJS.ProcessEnv, timeoutMs: number): EvaluatorConfig {
+export function evaluatorConfig(env: NodeJS.ProcessEnv, times: { timeoutMs: number; attemptMs: number }): EvaluatorConfig {
   const mode = env.PACT_EVALUATOR_MODE || 'sandbox';
   if (!isMode(mode)) throw new Error(`PACT_EVALUATOR_MODE must be one of none, ${EVALUATOR_MODES.join(', ')}; got ${mode}`);
   // The model is pinned into pacts: where a model judges (here or elsewhere), the operator names it.
@@ -49,7 +51,7 @@ export function evaluatorConfig(env: NodeJS.ProcessEnv, timeoutMs: number): Eval
     keyFile: env.PACT_EVALUATOR_KEY_FILE || undefined,
     model: env.PACT_EVALUATOR_MODEL || (mode === 'stub' ? 'stub' : 'sandbox'),
     promptVersion,
-    timeoutMs,
+    ...times,
     url: env.PACT_EVALUATOR_URL || undefined,
     apiKeyFile: env.PACT_EVALUATOR_API_KEY_FILE || undefined,
     stub: env.PACT_EVALUATOR_STUB ? stubVerdict(env.PACT_EVALUATOR_STUB) : UPHOLD_PROPOSAL,

@@ -6,8 +6,8 @@ export const EVALUATOR_MODES = ['stub', 'sandbox', 'openai', 'anthropic'] as con
 export type EvaluatorMode = (typeof EVALUATOR_MODES)[number];
 
 /**
- * One evidence item as the evaluator saw it: a blob with its size and its first bytes (all of them, up to
- * 256 KiB), or the item as proposed.
+ * One evidence item as the evaluator saw it: a blob with its size and its first bytes (as many as the judge's
+ * `evidenceBytes` allow), or the item as proposed.
  */
 export type EvidenceSeen =
   | { blob: string; note?: string; size: number; bytes: Uint8Array }
@@ -42,8 +42,16 @@ export interface Judgement {
   reason: string;
 }
 
+/** How much of the evidence blobs a judge reads: at most `perBlob` bytes of each, `total` of all. */
+export interface EvidenceBudget {
+  perBlob: number;
+  total: number;
+}
+
 export interface Judge {
   readonly mode: EvaluatorMode;
+  /** What it reads of the blobs (a judge that reads none still has each one linked, so each is shown to exist). */
+  readonly evidenceBytes: EvidenceBudget;
   /** The judgement, or a thrown `EvaluatorFailure` (refused, invalid, late, unreachable). Honors `signal`. */
   judge(input: FrozenInput, signal: AbortSignal): Promise<Judgement>;
 }

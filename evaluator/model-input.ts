@@ -1,11 +1,13 @@
 import { isUtf8 } from 'node:buffer';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { EvaluatorFailure, type FrozenInput } from './judge.js';
+import { EvaluatorFailure, type EvidenceBudget, type FrozenInput } from './judge.js';
 
 /** The most of one blob's text a model reads, and of all blobs together. */
 export const BLOB_TEXT_BYTES = 64 * 1024;
 export const ALL_BLOB_TEXT_BYTES = 256 * 1024;
+/** What a model judge reads of the blobs: no more than it shows the model. */
+export const MODEL_EVIDENCE: EvidenceBudget = { perBlob: BLOB_TEXT_BYTES, total: ALL_BLOB_TEXT_BYTES };
 const PROMPT_VERSION = /^[a-z0-9][a-z0-9.-]{0,63}$/;
 
 const prompts = new Map<string, string>();

@@ -1,4 +1,4 @@
-import { AckPolicy, DeliverPolicy, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
+import { AckPolicy, DeliverPolicy, type ConsumerMessages } from '@nats-io/jetstream';
 import type { CommandReply } from '../actors/messages.js';
 import { decodeEntry } from '../actors/journal.js';
 import { PULL, type Nats } from '../actors/nats.js';
@@ -12,9 +12,9 @@ import { MAX_REASON_CHARS } from './judgement.js';
 import type { ServiceClient } from './service-client.js';
 
 export interface EvaluatorRoleDeps {
-  /** A connection that may read the journal with a consumer of its own and ack on it. */
+  /** A connection that may read the journal with a consumer of its own. */
   nats: Nats;
-  /** The durable consumer's name: evaluators that share it share the work. */
+  /** The durable consumer's name: evaluators that share it share the disputes it delivers. */
   consumerName: string;
   service: ServiceClient;
   /** Sends a verdict through the command path of `POST /pacts/:id/verdict`. */
@@ -22,49 +22,56 @@ export interface EvaluatorRoleDeps {
   /** The pinned evaluator key; it signs verdicts and blob links, and appears nowhere else. */
   key: KeyPair;
   clock: Clock;
+  /** PACT_EVALUATOR_ATTEMPT_MS: the longest one judgement may take (a model that hangs holds no more). */
+  attemptMs: number;
 }
 
-/** A dispute to judge; `message` is the journal entry that opened it, when it came that way. */
+/** A dispute to judge. */
 interface Job {
   pactId: string;
-  /** The pact's stateNonce once that entry is applied: a read model behind it is waited for. */
+  /** The pact's stateNonce once the entry that opened the dispute is applied: a read behind it is retried. */
   nonce: number;
-  message?: JsMsg;
-  /** Attempts so far of a job without a message (a message counts its deliveries itself). */
-  tries: number;
+  /** Judgements tried so far, and reads of the service or sends of a verdict that failed. */
+  judged: number;
+  failedReads: number;
 }
 
-/** `dropped`: this process no longer judges (mode none, stopping); an unacked entry comes back to whoever does. */
-type Outcome = 'done' | 'retry' | 'dropped';
+/**
+ * `done`: nothing more to do for this dispute here. `retry` after a failure of the service or the host;
+ * `judgeFailed` after the judge failed (tried again up to JUDGEMENTS times); `dropped`: this process no
+ * longer judges (mode none, stopping).
+ */
+type Outcome = 'done' | 'retry' | 'judgeFailed' | 'dropped';
 
-const EVALUATIONS_AT_ONCE = 4;
-const OBJECTION = '"event":{"type":"object"';
-/** A failed attempt is tried again after RETRY_MS, doubling each time up to MAX_RETRY_MS. */
+const EVALUATIONS_AT_ONCE = 8;
+/** Judgements tried per dispute; failures between them wait JUDGE_RETRY_MS (doubling). */
+const JUDGEMENTS = 3;
+const JUDGE_RETRY_MS = 30_000;
+/** A failed read of the service or send of a verdict is tried again after RETRY_MS, doubling up to MAX_RETRY_MS. */
 const RETRY_MS = 2_000;
 const MAX_RETRY_MS = 5 * 60_000;
-const WORKING_EVERY_MS = 10_000;
 const SWEEP_EVERY_MS = 60_000;
-const ACK_WAIT_NS = 30_000 * 1_000_000;
+/** The bytes that mark an objection's entry (JSON.stringify puts the event's type first). */
+const OBJECTION = '"event":{"type":"object"';
 
 /**
- * The evaluator role: it follows the journal with a durable consumer, and for each dispute (an `object`
- * entry) it reads the pact, assembles the frozen input, lets its judge decide within the pact's time-out,
- * signs the verdict with the pinned key and submits it. A judge that fails ends nothing: the dispute then
- * ends by `onFailure` when `verdictBy` is poked. The journal entry is acked only once the dispute is dealt
- * with, so a crash mid-evaluation brings it back; a verdict submitted twice applies once (the pact is no
- * longer DISPUTED for the second). Disputes opened while no evaluator followed are found by a sweep of the
- * DISPUTED pacts at start and every minute.
+ * The evaluator role. It follows the journal with a durable consumer of its own, and for each dispute (an
+ * `object` entry) it reads the pact, assembles the frozen input, lets its judge decide (each try at most
+ * `attemptMs`, never past `verdictBy`), signs the verdict with the pinned key and submits it. A judge that
+ * fails JUDGEMENTS times ends nothing: the dispute then ends by `onFailure` when `verdictBy` is poked.
+ * The consumer needs no acks: disputes are also found by a sweep of the DISPUTED pacts at start and every
+ * minute, which brings back whatever a crash or a stop interrupted. A verdict submitted twice applies once:
+ * the first moves the pact out of DISPUTED.
  */
 export class EvaluatorRole {
   private messages: ConsumerMessages | undefined;
   private sweeper: NodeJS.Timeout | undefined;
   private readonly queue: Job[] = [];
-  /** Pacts queued or being judged: each is judged by one job at a time. */
+  /** Pacts queued, being judged or waiting to be tried again: one job per dispute. */
   private readonly pending = new Set<string>();
   /**
-   * Disputes this process has dealt with (judged, or its judge failed): the sweep does not judge them again,
-   * so a failed judgement waits for `verdictBy` instead of asking the model every minute. Kept in memory:
-   * after a restart each open dispute is judged once more.
+   * Disputes this process is done with (judged, or its judge failed every time): the sweep leaves them.
+   * Kept in memory: after a restart each open dispute is judged once more.
    */
   private dealtWith = new Set<string>();
   private running = 0;
@@ -101,21 +108,20 @@ export class EvaluatorRole {
     const { jsm, js } = this.deps.nats;
     const name = this.deps.consumerName;
     const existing = await jsm.consumers.info(JOURNAL_STREAM, name).catch(() => undefined);
-    if (!existing) {
+    if (existing && existing.config.ack_policy !== AckPolicy.None) await jsm.consumers.delete(JOURNAL_STREAM, name);
+    if (!existing || existing.config.ack_policy !== AckPolicy.None) {
       await jsm.consumers.add(JOURNAL_STREAM, {
         durable_name: name,
         filter_subject: JOURNAL_WILDCARD,
-        ack_policy: AckPolicy.Explicit,
-        ack_wait: ACK_WAIT_NS,
+        ack_policy: AckPolicy.None,
         // Earlier disputes are found by the sweep, not by reading the whole journal.
         deliver_policy: DeliverPolicy.New,
-        max_ack_pending: 256,
       });
     }
-    this.messages = await (await js.consumers.get(JOURNAL_STREAM, name)).consume(PULL);
-    const messages = this.messages;
+    const messages = await (await js.consumers.get(JOURNAL_STREAM, name)).consume(PULL);
+    this.messages = messages;
     void (async () => {
-      for await (const message of messages) this.arrived(message);
+      for await (const message of messages) this.arrived(message.data, message.subject);
     })().catch((error) => console.error('evaluator stopped reading the journal:', String(error)));
     this.sweeper = setInterval(() => void this.sweep(), SWEEP_EVERY_MS);
     void this.sweep();
@@ -127,16 +133,11 @@ export class EvaluatorRole {
     this.messages = undefined;
   }
 
-  /**
-   * Every entry but an objection is acked at once; an objection opens a dispute to judge. Most entries are
-   * told apart by their bytes, without parsing them (an entry is JSON.stringify'd with its event's type first).
-   */
-  private arrived(message: JsMsg): void {
-    const data = message.data;
-    if (Buffer.from(data.buffer, data.byteOffset, data.length).indexOf(OBJECTION) < 0) return message.ack();
-    const entry = decodeEntry(data, message.subject);
-    if (!entry || entry.event.type !== 'object') return message.ack();
-    this.enqueue({ pactId: entry.pactId, nonce: entry.nonce, message, tries: 0 });
+  /** An objection opens a dispute; other entries are told apart by their bytes, without parsing them. */
+  private arrived(data: Uint8Array, subject: string): void {
+    if (Buffer.from(data.buffer, data.byteOffset, data.length).indexOf(OBJECTION) < 0) return;
+    const entry = decodeEntry(data, subject);
+    if (entry?.event.type === 'object') this.enqueue({ pactId: entry.pactId, nonce: entry.nonce, judged: 0, failedReads: 0 });
   }
 
   private async sweep(): Promise<void> {
@@ -144,7 +145,7 @@ export class EvaluatorRole {
       const open = new Set<string>();
       for await (const pactId of this.deps.service.disputed()) {
         open.add(pactId);
-        if (!this.dealtWith.has(pactId)) this.enqueue({ pactId, nonce: 0, tries: 0 });
+        if (!this.dealtWith.has(pactId)) this.enqueue({ pactId, nonce: 0, judged: 0, failedReads: 0 });
       }
       this.dealtWith = new Set([...this.dealtWith].filter((pactId) => open.has(pactId)));
     } catch (error) {
@@ -153,10 +154,7 @@ export class EvaluatorRole {
   }
 
   private enqueue(job: Job): void {
-    if (this.pending.has(job.pactId)) {
-      job.message?.ack(); // the job already there deals with this dispute
-      return;
-    }
+    if (this.pending.has(job.pactId) || this.stopped) return;
     this.pending.add(job.pactId);
     this.queue.push(job);
     this.drain();
@@ -174,26 +172,23 @@ export class EvaluatorRole {
   }
 
   private async run(job: Job): Promise<void> {
-    const working = job.message ? setInterval(() => job.message!.working(), WORKING_EVERY_MS) : undefined;
     let outcome: Outcome;
     try {
       outcome = await this.evaluate(job);
     } catch (error) {
       console.error(`evaluator: pact ${job.pactId}: ${String(error)}; trying again`);
       outcome = 'retry';
-    } finally {
-      clearInterval(working);
     }
-    this.pending.delete(job.pactId);
-    if (outcome === 'dropped') return;
-    if (outcome === 'done') {
-      this.dealtWith.add(job.pactId);
-      return job.message?.ack();
+    const again = delayBeforeNext(job, outcome);
+    if (again === undefined) {
+      this.pending.delete(job.pactId);
+      if (outcome !== 'dropped') this.dealtWith.add(job.pactId);
+      return;
     }
-    const tries = job.message?.info.deliveryCount ?? ++job.tries;
-    const delay = Math.min(RETRY_MS * 2 ** Math.min(tries - 1, 8), MAX_RETRY_MS);
-    if (job.message) return job.message.nak(delay);
-    if (!this.stopped) setTimeout(() => this.enqueue(job), delay).unref();
+    setTimeout(() => {
+      this.pending.delete(job.pactId);
+      this.enqueue(job);
+    }, again).unref();
   }
 
   private async evaluate(job: Job): Promise<Outcome> {
@@ -204,14 +199,16 @@ export class EvaluatorRole {
     if (!isDisputed(pact) || pact.evaluator.pubkey !== this.deps.key.party) return 'done'; // not ours to judge
     const remainingMs = pact.verdictBy! - this.deps.clock.now();
     if (remainingMs <= 0) return 'done'; // too late: the pact ends by onFailure
-    const input = await frozenInputOf(pact, this.deps.service);
+    const input = await frozenInputOf(pact, this.deps.service, judge.evidenceBytes);
     let judgement: Judgement;
+    job.judged++;
     try {
-      judgement = await judge.judge(input, AbortSignal.timeout(Math.min(pact.evaluator.timeoutMs, remainingMs)));
+      judgement = await judge.judge(input, AbortSignal.timeout(Math.min(this.deps.attemptMs, pact.evaluator.timeoutMs, remainingMs)));
     } catch (error) {
       const reason = error instanceof EvaluatorFailure ? error.message : `the ${judge.mode} judge failed: ${String(error)}`;
-      console.error(`evaluator: pact ${pact.id}: no verdict (${reason}); it ends by onFailure at verdictBy`);
-      return 'done';
+      const next = job.judged < JUDGEMENTS ? `judging again later (${job.judged} of ${JUDGEMENTS})` : 'it ends by onFailure at verdictBy';
+      console.error(`evaluator: pact ${pact.id}: no verdict (${reason}); ${next}`);
+      return 'judgeFailed';
     }
     const verdict = this.verdictOf(pact.id, pact.inputHash, judgement);
     const reply = await this.deps.submit(pact.id, verdict);
@@ -236,4 +233,11 @@ export class EvaluatorRole {
     };
     return signed(body, this.deps.key);
   }
+}
+
+/** How long before `job` is tried again after `outcome`; undefined when it is not. */
+function delayBeforeNext(job: Job, outcome: Outcome): number | undefined {
+  if (outcome === 'retry') return Math.min(RETRY_MS * 2 ** Math.min(job.failedReads++, 8), MAX_RETRY_MS);
+  if (outcome === 'judgeFailed' && job.judged < JUDGEMENTS) return JUDGE_RETRY_MS * 2 ** (job.judged - 1);
+  return undefined;
 }

@@ -3,14 +3,12 @@ import type { Pact } from '../machines/pact/types.js';
 import { signPayload, type KeyPair } from '../protocol/sign.js';
 import type { Clock } from '../runtime/clock.js';
 
-/** What the evaluator keeps of one blob: its size and its first bytes (a model reads no more than that). */
+/** What the evaluator keeps of one blob: its size and its first bytes. */
 export interface BlobRead {
   size: number;
   head: Uint8Array;
 }
 
-/** The part of a blob the evaluator keeps in memory; the rest is only hashed on its way past. */
-export const BLOB_HEAD_BYTES = 256 * 1024;
 const LIST_PAGE = 200;
 
 /** The service could not be read: the evaluation is tried again later (not an evaluator failure). */
@@ -18,7 +16,8 @@ export class ServiceUnavailable extends Error {}
 
 /**
  * The evaluator reads the escrow service as any agent does, over its public HTTP API: pacts, the list of
- * disputes, and evidence through links it signs for as the pinned evaluator.
+ * disputes, and evidence through links it signs for as the pinned evaluator. `headers` go with every
+ * request (a node's own evaluator sends the token that spares it the node's rate limits).
  */
 export class ServiceClient {
   constructor(
@@ -26,6 +25,7 @@ export class ServiceClient {
     private readonly base: () => string,
     private readonly key: KeyPair,
     private readonly clock: Clock,
+    private readonly headers: Record<string, string> = {},
   ) {}
 
   async pact(id: string): Promise<Pact | undefined> {
@@ -34,7 +34,7 @@ export class ServiceClient {
     return ((await this.json(response)) as { pact: Pact }).pact;
   }
 
-  /** The ids of every pact in DISPUTED, oldest update first. */
+  /** The ids of every pact in DISPUTED. */
   async *disputed(): AsyncIterable<string> {
     let since = 0;
     for (;;) {
@@ -43,13 +43,16 @@ export class ServiceClient {
         nextSince: number | null;
       };
       for (const pact of page.pacts) yield pact.id;
-      if (page.nextSince === null || page.pacts.length < LIST_PAGE) return;
+      if (page.nextSince === null) return;
       since = page.nextSince;
     }
   }
 
-  /** A blob of the pact, by a link the evaluator signs for; bytes that do not hash to `hash` are refused. */
-  async blob(pactId: string, hash: string): Promise<BlobRead> {
+  /**
+   * A blob of the pact, by a link the evaluator signs for: its size and at most `maxBytes` of its start. A
+   * blob read whole must hash to `hash`.
+   */
+  async blob(pactId: string, hash: string, maxBytes: number): Promise<BlobRead> {
     const issuedAt = this.clock.now();
     const sig = signPayload({ action: 'link', pactId, hash, issuedAt }, this.key);
     const linked = await this.fetch(`/pacts/${pactId}/blobs/${hash}/link`, {
@@ -62,12 +65,17 @@ export class ServiceClient {
       throw new ServiceUnavailable(`downloading blob ${hash} failed: ${String(error)}`);
     });
     if (!download.ok || !download.body) throw new ServiceUnavailable(`downloading blob ${hash} answered ${download.status}`);
-    return readVerified(download.body, hash);
+    const read = await readHead(download.body, maxBytes);
+    const size = Number(download.headers.get('content-length') ?? read.head.length);
+    if (read.whole && createHash('sha256').update(read.head).digest('hex') !== hash) {
+      throw new ServiceUnavailable(`blob ${hash} came back with other bytes`);
+    }
+    return { size: read.whole ? read.head.length : size, head: read.head };
   }
 
-  private async fetch(path: string, init?: RequestInit): Promise<Response> {
+  private async fetch(path: string, init: RequestInit = {}): Promise<Response> {
     try {
-      return await fetch(new URL(path, this.base()), init);
+      return await fetch(new URL(path, this.base()), { ...init, headers: { ...this.headers, ...(init.headers as Record<string, string>) } });
     } catch (error) {
       throw new ServiceUnavailable(`${path}: ${String(error)}`);
     }
@@ -79,16 +87,20 @@ export class ServiceClient {
   }
 }
 
-/** Hashes the whole stream, keeps its first BLOB_HEAD_BYTES. */
-async function readVerified(body: ReadableStream<Uint8Array>, hash: string): Promise<BlobRead> {
-  const hashing = createHash('sha256');
-  const head = new Uint8Array(BLOB_HEAD_BYTES);
+/** The first `maxBytes` of a body, and whether that is all of it; the rest is not downloaded. */
+async function readHead(body: ReadableStream<Uint8Array>, maxBytes: number): Promise<{ head: Uint8Array; whole: boolean }> {
+  const head = new Uint8Array(maxBytes);
   let size = 0;
-  for await (const chunk of body) {
-    hashing.update(chunk);
-    if (size < BLOB_HEAD_BYTES) head.set(chunk.subarray(0, BLOB_HEAD_BYTES - size), size);
-    size += chunk.length;
+  const reader = body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return { head: head.slice(0, size), whole: true };
+    if (size + value.length > maxBytes) {
+      head.set(value.subarray(0, maxBytes - size), size);
+      await reader.cancel();
+      return { head, whole: false };
+    }
+    head.set(value, size);
+    size += value.length;
   }
-  if (hashing.digest('hex') !== hash) throw new ServiceUnavailable(`blob ${hash} came back with other bytes`);
-  return { size, head: head.slice(0, Math.min(size, BLOB_HEAD_BYTES)) };
 }

@@ -13,6 +13,8 @@ import { registerTestHooks, type TestHookDeps } from './test-hooks.js';
 export interface GatewayDeps extends Omit<PactRouteDeps, 'blobs'>, HealthDeps, BlobRouteDeps {
   testHooks: TestHookDeps | undefined;
   http: HttpLimits;
+  /** Requests carrying it (the node's own evaluator) are not rate limited. */
+  internalToken?: string;
 }
 
 const BODY_LIMIT = 256 * 1024;
@@ -55,7 +57,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   });
   app.server.maxConnections = deps.http.maxConnections;
   installErrorHandling(app);
-  await registerRateLimits(app);
+  await registerRateLimits(app, deps.internalToken);
   registerPactRoutes(app, deps);
   registerBlobRoutes(app, deps);
   registerHealth(app, deps);

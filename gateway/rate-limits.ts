@@ -10,14 +10,18 @@ export interface RateLimits {
 export type RateLimited = keyof RateLimits;
 
 const WINDOW = '1 minute';
+/** The header that carries a node's internal token on its own requests to itself. */
+export const INTERNAL_HEADER = 'x-pact-internal';
 
 /**
  * Per-IP limits on the routes that cost the service work: signed writes, pokes, list reads. Above the
  * limit a client gets 429 `rate_limited` with `Retry-After` and changes nothing.
  */
-export async function registerRateLimits(app: FastifyInstance): Promise<void> {
+export async function registerRateLimits(app: FastifyInstance, internalToken: string | undefined): Promise<void> {
   await app.register(rateLimit, {
     global: false,
+    // The node's own evaluator reads the node over HTTP; its token (random, per process) spares it the limits.
+    allowList: (request) => internalToken !== undefined && request.headers[INTERNAL_HEADER] === internalToken,
     errorResponseBuilder: (_request, context) => ({
       statusCode: 429,
       error: 'rate_limited',

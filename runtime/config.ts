@@ -59,7 +59,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     natsUrl: env.NATS_URL || undefined,
     natsCredentialsFile: env.PACT_NATS_CREDENTIALS || undefined,
     testHooks: env.PACT_TEST_HOOKS === '1',
-    evaluator: evaluatorConfig(env, integer('PACT_EVALUATOR_TIMEOUT_MS', 24 * 3_600_000, env)),
+    evaluator: evaluatorConfig(env, {
+      timeoutMs: integer('PACT_EVALUATOR_TIMEOUT_MS', 24 * 3_600_000, env),
+      attemptMs: Math.max(1, integer('PACT_EVALUATOR_ATTEMPT_MS', 120_000, env)),
+    }),
     partitions: Math.max(1, integer('PACT_PARTITIONS', 8, env)),
     replicas: Math.max(1, integer('PACT_REPLICAS', 1, env)),
     journalMaxBytes: Math.max(1, integer('PACT_JOURNAL_MAX_BYTES', DEFAULT_JOURNAL_MAX_BYTES, env)),

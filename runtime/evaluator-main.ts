@@ -35,6 +35,7 @@ const role = new EvaluatorRole({
   submit: (pactId, verdict) => bus.send(pactId, { type: 'verdict', verdict }),
   key,
   clock,
+  attemptMs: settings.attemptMs,
 }, judgeOf(settings));
 await role.start();
 console.log(`pact evaluator (${role.mode}, consumer ${settings.consumer}) judging disputes of ${settings.serviceUrl}`);

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -16,6 +16,7 @@ import { LinkTokens } from '../blobs/link-tokens.js';
 import { LocalBlobStore } from '../blobs/local-blob-store.js';
 import { PactBlobs } from '../blobs/pact-blobs.js';
 import { buildGateway } from '../gateway/app.js';
+import { INTERNAL_HEADER } from '../gateway/rate-limits.js';
 import type { ServerPolicy } from '../machines/pact/spec.js';
 import type { PartyId } from '../protocol/party.js';
 import { Projector } from '../projection/projector.js';
@@ -161,17 +162,20 @@ async function startRoles(config: Config, natsServer: NatsEndpoint): Promise<Pac
   await reconciler.run();
   reconciler.start(60_000);
 
+  const internalToken = randomBytes(32).toString('hex');
+  const selfAddress = () => config.evaluator.serviceUrl ?? selfUrl(config.host, app.server.address() as AddressInfo);
   const evaluator = new EvaluatorRole({
     nats: nats.reader,
     consumerName: config.evaluator.consumer,
-    service: new ServiceClient(() => config.evaluator.serviceUrl ?? selfUrl(config.host, app.server.address() as AddressInfo), evaluatorKey, clock),
+    service: new ServiceClient(selfAddress, evaluatorKey, clock, { [INTERNAL_HEADER]: internalToken }),
     submit: (pactId, verdict) => bus.send(pactId, { type: 'verdict', verdict }),
     key: evaluatorKey,
     clock,
+    attemptMs: config.evaluator.attemptMs,
   }, judge);
 
   const app = await buildGateway({
-    bus, readModel, projector, clock, http: config.http, rateLimits: config.rateLimits, natsConnections: connectionsOf(nats), blobs, version: VERSION, rails, policy, serverParty, payoutWorker, host,
+    bus, readModel, projector, clock, http: config.http, rateLimits: config.rateLimits, natsConnections: connectionsOf(nats), blobs, internalToken, version: VERSION, rails, policy, serverParty, payoutWorker, host,
     testHooks: config.testHooks ? { clock, keeper, reconciler, projector, mockRail, evaluator, evaluatorConfig: config.evaluator } : undefined,
   });
   await app.listen({ port: config.port, host: config.host });

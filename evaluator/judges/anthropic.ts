@@ -1,6 +1,6 @@
 import { EvaluatorFailure, type FrozenInput, type Judge, type Judgement } from '../judge.js';
 import { JUDGEMENT_SCHEMA, judgementOf } from '../judgement.js';
-import { pinnedPrompt, renderInput } from '../model-input.js';
+import { MODEL_EVIDENCE, pinnedPrompt, renderInput } from '../model-input.js';
 import type { ModelSettings } from './model-settings.js';
 import { postJson } from './post-json.js';
 
@@ -14,6 +14,7 @@ interface MessagesAnswer {
 /** The Anthropic Messages API, made to answer through one tool whose input is the verdict. */
 export class AnthropicJudge implements Judge {
   readonly mode = 'anthropic' as const;
+  readonly evidenceBytes = MODEL_EVIDENCE;
   constructor(private readonly settings: ModelSettings) {}
 
   async judge(input: FrozenInput, signal: AbortSignal): Promise<Judgement> {

@@ -1,6 +1,6 @@
 import { EvaluatorFailure, type FrozenInput, type Judge, type Judgement } from '../judge.js';
 import { JUDGEMENT_SCHEMA, judgementOf } from '../judgement.js';
-import { pinnedPrompt, renderInput } from '../model-input.js';
+import { MODEL_EVIDENCE, pinnedPrompt, renderInput } from '../model-input.js';
 import type { ModelSettings } from './model-settings.js';
 import { postJson } from './post-json.js';
 
@@ -11,6 +11,7 @@ interface ChatAnswer {
 /** Any OpenAI-compatible chat-completions API, asked for a verdict in a strict JSON-schema response format. */
 export class OpenAiJudge implements Judge {
   readonly mode = 'openai' as const;
+  readonly evidenceBytes = MODEL_EVIDENCE;
   constructor(private readonly settings: ModelSettings) {}
 
   async judge(input: FrozenInput, signal: AbortSignal): Promise<Judgement> {

@@ -13,6 +13,7 @@ import type { FrozenInput, Judge, Judgement } from '../judge.js';
  */
 export class SandboxJudge implements Judge {
   readonly mode = 'sandbox' as const;
+  readonly evidenceBytes = { perBlob: 0, total: 0 };
 
   async judge(input: FrozenInput): Promise<Judgement> {
     const refund = refundShares(input);

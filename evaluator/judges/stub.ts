@@ -13,6 +13,7 @@ export const UPHOLD_PROPOSAL: StubVerdict = { feeFrom: 'objector' };
 /** Answers the configured verdict whatever the input: for tests and for trying the flow end to end. */
 export class StubJudge implements Judge {
   readonly mode = 'stub' as const;
+  readonly evidenceBytes = { perBlob: 0, total: 0 };
 
   constructor(private readonly verdict: StubVerdict) {}
 
