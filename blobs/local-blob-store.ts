@@ -58,9 +58,10 @@ export class LocalBlobStore implements BlobStore {
     return join(this.dir, 'sha256', hash.slice(0, 2), hash);
   }
 
-  /** Renames the upload into place; content already there is the same (same hash), so it just replaces it. */
+  /** Renames the upload into place, unless the same content (same hash) is there already. */
   private async keep(temporary: string, hash: string): Promise<void> {
     const path = this.pathOf(hash);
+    if (await stat(path).then(() => true, () => false)) return rm(temporary, { force: true });
     await mkdir(join(path, '..'), { recursive: true });
     await rename(temporary, path);
   }

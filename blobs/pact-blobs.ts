@@ -15,6 +15,8 @@ interface Uploaded {
  */
 export class PactBlobs {
   private readonly uploads;
+  /** Per pact, the add in progress: adds to one pact count and write one at a time. */
+  private readonly adding = new Map<string, Promise<unknown>>();
 
   constructor(level: JsonLevel) {
     this.uploads = level.sublevel<string, Uploaded>('pactBlobs', { valueEncoding: 'json' });
@@ -24,13 +26,24 @@ export class PactBlobs {
     return (await this.uploads.get(`${pactId}!${hash}`)) !== undefined;
   }
 
-  async count(pactId: string): Promise<number> {
+  /** Records the upload unless the pact already holds MAX_BLOBS_PER_PACT other blobs; false then. */
+  add(pactId: string, hash: string, upload: Uploaded): Promise<boolean> {
+    const added = (this.adding.get(pactId) ?? Promise.resolve()).then(async () => {
+      if (!(await this.has(pactId, hash)) && (await this.count(pactId)) >= MAX_BLOBS_PER_PACT) return false;
+      await this.uploads.put(`${pactId}!${hash}`, upload);
+      return true;
+    });
+    const settled = added.catch(() => undefined);
+    this.adding.set(pactId, settled);
+    void settled.then(() => {
+      if (this.adding.get(pactId) === settled) this.adding.delete(pactId);
+    });
+    return added;
+  }
+
+  private async count(pactId: string): Promise<number> {
     let count = 0;
     for await (const _ of this.uploads.keys({ gt: `${pactId}!`, lt: `${pactId}!~` })) count++;
     return count;
-  }
-
-  async add(pactId: string, hash: string, upload: Uploaded): Promise<void> {
-    await this.uploads.put(`${pactId}!${hash}`, upload);
   }
 }

@@ -4,15 +4,17 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { BlobStore } from '../blobs/blob-store.js';
 import type { LocalBlobStore } from '../blobs/local-blob-store.js';
 import { MAX_BLOBS_PER_PACT, type PactBlobs } from '../blobs/pact-blobs.js';
+import type { UploadRoom } from '../blobs/upload-room.js';
 import { isFunded, partyOf } from '../machines/pact/rules.js';
 import type { Pact } from '../machines/pact/types.js';
 import { pactError, type PactError } from '../protocol/errors.js';
 import { issuedAtProblem } from '../protocol/issued-at.js';
+import { PACT_ID, SHA256_HEX } from '../protocol/ids.js';
 import { isPartyId } from '../protocol/party.js';
 import { verifySignature } from '../protocol/verify.js';
 import type { ReadModel } from '../projection/read-model.js';
 import type { Clock } from '../runtime/clock.js';
-import { sendError } from './errors.js';
+import { sendError, unknownPact } from './errors.js';
 import { limitFor, type RateLimits } from './rate-limits.js';
 
 export interface BlobLimits {
@@ -20,6 +22,10 @@ export interface BlobLimits {
   maxBytes: number;
   /** PACT_BLOB_LINK_TTL_MS: how long a download link works. */
   linkTtlMs: number;
+  /** PACT_BLOB_UPLOADS_AT_ONCE: uploads received at the same time; more wait (429). */
+  uploadsAtOnce: number;
+  /** PACT_BLOB_MIN_FREE_BYTES: free disk an upload must leave under the data directory (else 503). */
+  minFreeBytes: number;
 }
 
 export interface BlobRouteDeps {
@@ -29,14 +35,13 @@ export interface BlobRouteDeps {
     local: LocalBlobStore | undefined;
     uploads: PactBlobs;
     limits: BlobLimits;
+    room: UploadRoom;
   };
   readModel: ReadModel;
   clock: Clock;
   rateLimits: RateLimits;
 }
 
-const PACT_ID = /^p_[0-9a-f]{32}$/;
-const HASH = /^[0-9a-f]{64}$/;
 const SIG = /^[0-9a-f]{128}$/;
 const MILLIS = /^(0|[1-9][0-9]{0,15})$/;
 const TOKEN = /^[A-Za-z0-9_-]{43}$/;
@@ -69,8 +74,10 @@ const linkBody = {
 export function registerBlobRoutes(app: FastifyInstance, deps: BlobRouteDeps): void {
   const writes = limitFor(deps.rateLimits, 'writes');
   void app.register(async (scope) => {
-    // The body reaches the handler as the request stream, unread: it is hashed on its way to disk.
-    scope.addContentTypeParser(OCTET_STREAM, (_request, payload, done) => done(null, payload));
+    // The body reaches the handler as the request stream, unread: it is hashed on its way to disk. Any
+    // content type gets there, so that the handler answers a wrong one in the one error shape (415).
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
     scope.post<{ Params: Params }>('/pacts/:id/blobs', writes, (request, reply) => upload(request, reply, deps));
   });
   app.post<{ Params: LinkParams; Body: LinkBody }>('/pacts/:id/blobs/:hash/link', { ...writes, schema: { body: linkBody } }, (request, reply) =>
@@ -81,7 +88,14 @@ export function registerBlobRoutes(app: FastifyInstance, deps: BlobRouteDeps): v
 }
 
 /** The signed headers of an upload, or what is wrong with them. */
-function uploadHeaders(request: FastifyRequest): { signer: string; issuedAt: number; sig: string; sha256: string | undefined } | PactError {
+interface UploadHeaders {
+  signer: string;
+  issuedAt: number;
+  sig: string;
+  sha256: string | undefined;
+}
+
+function uploadHeaders(request: FastifyRequest): UploadHeaders | PactError {
   const header = (name: string) => {
     const value = request.headers[name];
     return typeof value === 'string' ? value : undefined;
@@ -91,7 +105,7 @@ function uploadHeaders(request: FastifyRequest): { signer: string; issuedAt: num
   if (!signer || !isPartyId(signer)) return invalid('x-pact-signer', 'x-pact-signer must be a party id (ed25519:<base58 key>)');
   if (!issuedAt || !MILLIS.test(issuedAt)) return invalid('x-pact-issued-at', 'x-pact-issued-at must be milliseconds');
   if (!sig || !SIG.test(sig)) return invalid('x-pact-signature', 'x-pact-signature must be 128 lowercase hex characters');
-  if (sha256 !== undefined && !HASH.test(sha256)) return invalid('x-pact-sha256', 'x-pact-sha256 must be 64 lowercase hex characters');
+  if (sha256 !== undefined && !SHA256_HEX.test(sha256)) return invalid('x-pact-sha256', 'x-pact-sha256 must be 64 lowercase hex characters');
   return { signer, issuedAt: Number(issuedAt), sig, sha256 };
 }
 
@@ -101,30 +115,51 @@ const mayUpload = (pact: Pact, signer: string) => partyOf(pact, signer as Pact['
 const mayLink = (pact: Pact, signer: string) => isFunded(pact, signer as Pact['proposer']) || signer === pact.evaluator.pubkey;
 
 /**
- * An upload is checked before its body is read wherever it can be: headers (400), size declared (413), the
- * pact (404), the signature when `x-pact-sha256` declares the signed hash (401), who signs (403), issuedAt
- * (422). Without that header the signature is checked against the hash of the bytes received, and a
- * mismatch is a 401 (a changed body and a forged signature look the same); with it, bytes that do not hash
- * to it are 400 `hash_mismatch`. Nothing refused stays on disk.
+ * An upload is checked before its body is read wherever it can be: headers (400, 415), size declared (413),
+ * room (429 while too many uploads run, 503 when the disk is nearly full), the pact (404), the signature
+ * when `x-pact-sha256` declares the signed hash (401), who signs (403), the pact still open (409),
+ * issuedAt (422). Without that header the signature is checked against the hash of the bytes received, and
+ * a mismatch is a 401 (a changed body and a forged signature look the same); with it, bytes that do not
+ * hash to it are 400 `hash_mismatch`. Nothing refused stays on disk.
  */
 async function upload(request: FastifyRequest<{ Params: Params }>, reply: FastifyReply, deps: BlobRouteDeps): Promise<FastifyReply> {
   const { id } = request.params;
-  const { store, uploads, limits } = deps.blobs;
-  if (!PACT_ID.test(id)) return sendError(reply, pactError('not_found', `no pact ${id}`));
+  const { limits } = deps.blobs;
+  if (!PACT_ID.test(id)) return sendError(reply, unknownPact(id));
   if (request.headers['content-type']?.split(';')[0]?.trim().toLowerCase() !== OCTET_STREAM) {
     return sendError(reply, pactError('unsupported_media_type', `a blob is sent as ${OCTET_STREAM}`));
   }
   const headers = uploadHeaders(request);
   if ('error' in headers) return sendError(reply, headers);
-  if (Number(request.headers['content-length'] ?? 0) > limits.maxBytes) return tooLarge(reply, limits.maxBytes);
+  const declared = Number(request.headers['content-length'] ?? 0);
+  if (declared > limits.maxBytes) return tooLarge(reply, limits.maxBytes);
+  const room = await deps.blobs.room.claim(declared || limits.maxBytes);
+  if ('refused' in room) return sendError(reply.header('retry-after', '1'), room.refused);
+  try {
+    return await checkedUpload(request, reply, deps, headers);
+  } finally {
+    room.release();
+  }
+}
+
+async function checkedUpload(request: FastifyRequest<{ Params: Params }>, reply: FastifyReply, deps: BlobRouteDeps, headers: UploadHeaders): Promise<FastifyReply> {
+  const { id } = request.params;
   const pact = await deps.readModel.get(id);
-  if (!pact) return sendError(reply, pactError('not_found', `no pact ${id}`));
+  if (!pact) return sendError(reply, unknownPact(id));
   const { signer, issuedAt, sig, sha256 } = headers;
   if (sha256 !== undefined && !verifySignature(signer, putSigned(id, sha256, issuedAt), sig)) return sendError(reply, badSignature());
   if (!mayUpload(pact, signer)) return sendError(reply, pactError('forbidden', 'only the pact’s parties and its evaluator may upload'));
+  if (pact.state === 'SETTLED' || pact.state === 'CANCELLED') return sendError(reply, pactError('invalid_state', `the pact is ${pact.state}`, { state: pact.state }));
   const stale = issuedAtProblem(issuedAt, deps.clock.now());
   if (stale) return sendError(reply, stale);
+  return receive(request, reply, deps, headers);
+}
 
+/** Receives the body, keeps it if it is what was signed and the pact has room, and records it. */
+async function receive(request: FastifyRequest<{ Params: Params }>, reply: FastifyReply, deps: BlobRouteDeps, headers: UploadHeaders): Promise<FastifyReply> {
+  const { id } = request.params;
+  const { store, uploads, limits } = deps.blobs;
+  const { signer, issuedAt, sig, sha256 } = headers;
   let received;
   try {
     received = await store.receive(bodyStream(request), limits.maxBytes);
@@ -133,20 +168,18 @@ async function upload(request: FastifyRequest<{ Params: Params }>, reply: Fastif
     throw error;
   }
   if (received === 'too_large') return tooLarge(reply, limits.maxBytes);
-  const refused =
-    sha256 !== undefined && received.hash !== sha256
-      ? pactError('hash_mismatch', 'the bytes do not hash to x-pact-sha256', { sha256: received.hash })
-      : sha256 === undefined && !verifySignature(signer, putSigned(id, received.hash, issuedAt), sig)
-        ? badSignature()
-        : (await uploads.has(id, received.hash)) || (await uploads.count(id)) < MAX_BLOBS_PER_PACT
-          ? undefined
-          : pactError('blob_limit_reached', `a pact holds at most ${MAX_BLOBS_PER_PACT} blobs`, { limit: MAX_BLOBS_PER_PACT });
-  if (refused) {
+  const refuse = async (refusal: PactError) => {
     await received.discard();
-    return sendError(reply, refused);
+    return sendError(reply, refusal);
+  };
+  if (sha256 !== undefined && received.hash !== sha256) {
+    return refuse(pactError('hash_mismatch', 'the bytes do not hash to x-pact-sha256', { sha256: received.hash }));
+  }
+  if (sha256 === undefined && !verifySignature(signer, putSigned(id, received.hash, issuedAt), sig)) return refuse(badSignature());
+  if (!(await uploads.add(id, received.hash, { size: received.size, at: deps.clock.now(), by: signer }))) {
+    return refuse(pactError('blob_limit_reached', `a pact holds at most ${MAX_BLOBS_PER_PACT} blobs`, { limit: MAX_BLOBS_PER_PACT }));
   }
   await received.keep();
-  await uploads.add(id, received.hash, { size: received.size, at: deps.clock.now(), by: signer });
   return reply.send({ hash: received.hash });
 }
 
@@ -172,10 +205,10 @@ function tooLarge(reply: FastifyReply, maxBytes: number): FastifyReply {
 
 async function link(request: FastifyRequest<{ Params: LinkParams; Body: LinkBody }>, reply: FastifyReply, deps: BlobRouteDeps): Promise<FastifyReply> {
   const { id, hash } = request.params;
-  if (!PACT_ID.test(id)) return sendError(reply, pactError('not_found', `no pact ${id}`));
-  if (!HASH.test(hash)) return sendError(reply, pactError('not_found', `no blob ${hash}`));
+  if (!PACT_ID.test(id)) return sendError(reply, unknownPact(id));
+  if (!SHA256_HEX.test(hash)) return sendError(reply, pactError('not_found', `no blob ${hash}`));
   const pact = await deps.readModel.get(id);
-  if (!pact) return sendError(reply, pactError('not_found', `no pact ${id}`));
+  if (!pact) return sendError(reply, unknownPact(id));
   const { signer, issuedAt, sig } = request.body;
   if (!verifySignature(signer, { action: 'link', pactId: id, hash, issuedAt }, sig)) return sendError(reply, badSignature());
   if (!mayLink(pact, signer)) return sendError(reply, pactError('forbidden', 'links are only for the pact’s funded parties and its evaluator'));

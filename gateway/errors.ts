@@ -8,6 +8,8 @@ export function sendError(reply: FastifyReply, error: PactError): FastifyReply {
   return reply.code(status).send(error);
 }
 
+export const unknownPact = (id: string) => pactError('not_found', `no pact ${id}`);
+
 /** Every failure leaves in the one error shape `{ error, message, ...details }`. */
 export function installErrorHandling(app: FastifyInstance): void {
   app.setNotFoundHandler((request, reply) => sendError(reply, pactError('not_found', `no route ${request.method} ${request.url}`)));

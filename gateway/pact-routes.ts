@@ -6,11 +6,13 @@ import type { CommandReply, HostCommand } from '../actors/messages.js';
 import type { PactSpec } from '../machines/pact/spec.js';
 import type { PactState, Proposal, VerdictBody } from '../machines/pact/types.js';
 import { pactError } from '../protocol/errors.js';
-import type { SignedCall } from '../protocol/signed-call.js';
+import { signedPart, type SignedCall } from '../protocol/signed-call.js';
+import { verifySignature } from '../protocol/verify.js';
 import type { Projector } from '../projection/projector.js';
 import type { ReadModel } from '../projection/read-model.js';
 import { bodyOf } from '../projection/response-cache.js';
-import { sendError } from './errors.js';
+import { PACT_ID } from '../protocol/ids.js';
+import { sendError, unknownPact } from './errors.js';
 import { limitFor, type RateLimits } from './rate-limits.js';
 import { listQuery, signedCallSchema, verdictSchema, type PactAction } from '../protocol/schemas.js';
 import { scopeProblem } from './signed-call.js';
@@ -23,7 +25,6 @@ export interface PactRouteDeps {
   blobs: { uploads: PactBlobs };
 }
 
-const PACT_ID = /^p_[0-9a-f]{32}$/;
 const DEFAULT_LIMIT = 50;
 const MAX_LIMIT = 200;
 const LIST_WAIT_MS = 1_000;
@@ -124,7 +125,6 @@ function registerReads(app: FastifyInstance, { readModel, projector }: PactRoute
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-const unknownPact = (id: string) => pactError('not_found', `no pact ${id}`);
 
 /**
  * After the schema: a call larger than the pact may keep is 413, before any signature is checked. (The body
@@ -137,11 +137,15 @@ async function storable(request: FastifyRequest<{ Body: SignedCall<unknown> }>, 
 
 /**
  * A proposal names only blobs uploaded to its pact (400 `unknown_blob`). The gateway checks it, where the
- * uploads are known, before the actor host checks the signature.
+ * uploads are known; a proposal naming blobs has its signature checked here first (the host checks it
+ * again), so that no one learns from a forged call which blobs a pact holds.
  */
 function blobsUploaded(uploads: PactBlobs): PreHandler {
   return async (request: FastifyRequest<{ Params: Params; Body: SignedCall<Proposal> }>, reply) => {
     const evidence = request.body.call.evidence;
+    if (!evidence.some((item) => 'blob' in item)) return;
+    const { sig, signer } = request.body;
+    if (!verifySignature(signer, signedPart(request.body), sig)) return sendError(reply, pactError('invalid_signature', 'the signature does not verify'));
     for (const [index, item] of evidence.entries()) {
       if (!('blob' in item) || (await uploads.has(request.params.id, item.blob))) continue;
       return sendError(reply, pactError('unknown_blob', `blob ${item.blob} was not uploaded to this pact`, { field: `call.evidence.${index}.blob` }));

@@ -1,3 +1,5 @@
+import { tmpdir } from 'node:os';
+import { resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { EvaluatorConfig } from '../evaluator/config.js';
 import { stubVerdict } from '../evaluator/config.js';
@@ -22,6 +24,7 @@ export interface TestHookDeps {
   mockRail: MockRail;
   evaluator: EvaluatorRole;
   evaluatorConfig: EvaluatorConfig;
+  dataDir: string;
 }
 
 const evaluatorBody = {
@@ -91,6 +94,10 @@ export function registerTestHooks(app: FastifyInstance, deps: TestHookDeps): voi
   // judge still uses each pact's pinned model and prompt).
   app.post<{ Body: EvaluatorBody }>('/__test/evaluator', { schema: { body: evaluatorBody } }, async (request, reply) => {
     const { mode, verdict, ...model } = request.body;
+    // The key file is read and sent to `url`: only files the tests make (temporary or data directory).
+    if (model.apiKeyFile && ![tmpdir(), deps.dataDir].some((dir) => resolve(model.apiKeyFile!).startsWith(`${resolve(dir)}/`))) {
+      return sendError(reply, pactError('invalid_request', 'apiKeyFile must be under the temporary or the data directory', { field: 'apiKeyFile' }));
+    }
     let judge;
     try {
       const stub = verdict === undefined ? deps.evaluatorConfig.stub : stubVerdict(JSON.stringify(verdict));

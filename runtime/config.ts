@@ -80,6 +80,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     blobs: {
       maxBytes: integer('PACT_BLOB_MAX_BYTES', 25 * 2 ** 20, env),
       linkTtlMs: integer('PACT_BLOB_LINK_TTL_MS', 5 * 60_000, env),
+      uploadsAtOnce: Math.max(1, integer('PACT_BLOB_UPLOADS_AT_ONCE', 16, env)),
+      minFreeBytes: integer('PACT_BLOB_MIN_FREE_BYTES', 2 ** 30, env),
     },
     http: {
       connectionTimeoutMs: integer('PACT_CONNECTION_TIMEOUT_MS', 40_000, env),

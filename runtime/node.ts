@@ -15,6 +15,7 @@ import { Reconciler } from '../actors/reconciler.js';
 import { LinkTokens } from '../blobs/link-tokens.js';
 import { LocalBlobStore } from '../blobs/local-blob-store.js';
 import { PactBlobs } from '../blobs/pact-blobs.js';
+import { UploadRoom } from '../blobs/upload-room.js';
 import { buildGateway } from '../gateway/app.js';
 import { INTERNAL_HEADER } from '../gateway/rate-limits.js';
 import type { ServerPolicy } from '../machines/pact/spec.js';
@@ -109,7 +110,8 @@ async function startRoles(config: Config, natsServer: NatsEndpoint): Promise<Pac
   const blobLevel = await openLevel(join(config.dataDir, 'blobs', 'index'));
   const linkTokens = new LinkTokens(blobLevel);
   const blobStore = await LocalBlobStore.open(join(config.dataDir, 'blobs'), linkTokens);
-  const blobs = { store: blobStore, local: blobStore, uploads: new PactBlobs(blobLevel), limits: config.blobs };
+  const room = new UploadRoom(join(config.dataDir, 'blobs'), config.blobs);
+  const blobs = { store: blobStore, local: blobStore, uploads: new PactBlobs(blobLevel), limits: config.blobs, room };
   const sweepLinks = () => void linkTokens.sweep(clock.now()).catch((error) => console.error('sweeping link tokens failed:', error));
   sweepLinks();
   const linkSweeper = setInterval(sweepLinks, 3_600_000).unref();
@@ -176,7 +178,7 @@ async function startRoles(config: Config, natsServer: NatsEndpoint): Promise<Pac
 
   const app = await buildGateway({
     bus, readModel, projector, clock, http: config.http, rateLimits: config.rateLimits, natsConnections: connectionsOf(nats), blobs, internalToken, version: VERSION, rails, policy, serverParty, payoutWorker, host,
-    testHooks: config.testHooks ? { clock, keeper, reconciler, projector, mockRail, evaluator, evaluatorConfig: config.evaluator } : undefined,
+    testHooks: config.testHooks ? { clock, keeper, reconciler, projector, mockRail, evaluator, evaluatorConfig: config.evaluator, dataDir: config.dataDir } : undefined,
   });
   await app.listen({ port: config.port, host: config.host });
   const { port } = app.server.address() as { port: number }; // PACT_PORT=0 picks a free port

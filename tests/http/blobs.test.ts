@@ -14,7 +14,7 @@ const MAX = 25 * 2 ** 20;
 const test = suite<{ stack: Stack }>('blobs over HTTP');
 
 test.before(async (context) => {
-  context.stack = await Stack.start();
+  context.stack = await Stack.start({ env: { PACT_BLOB_UPLOADS_AT_ONCE: '200' } });
 });
 test.after(async ({ stack }) => {
   await stack.stop();
@@ -28,6 +28,18 @@ function filesOnDisk(stack: Stack): { stored: string[]; temporary: string[] } {
   const dir = join(stack.dataDir, 'blobs');
   const stored = existsSync(join(dir, 'sha256')) ? readdirSync(join(dir, 'sha256'), { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => e.name) : [];
   return { stored, temporary: readdirSync(join(dir, 'tmp')) };
+}
+
+/** Sends a request head (no body) on a raw socket and returns what comes back until the server closes. */
+function rawExchange(stack: Stack, lines: string[]): Promise<string> {
+  return new Promise((done, fail) => {
+    let answer = '';
+    const socket = connect(Number(new URL(stack.url).port), '127.0.0.1', () => socket.write(`${lines.join('\r\n')}\r\n\r\n`));
+    socket.on('data', (chunk) => (answer += chunk.toString()));
+    socket.on('close', () => done(answer));
+    socket.on('error', fail);
+    socket.setTimeout(5_000, () => socket.destroy());
+  });
 }
 
 function assertNothingNewOnDisk(stack: Stack, before: { stored: string[] }) {
@@ -120,9 +132,12 @@ test('bad headers and content types are 400 and 415; an unknown pact 404', async
   const missing = await fetch(`${stack.url}/pacts/${id}/blobs`, { method: 'POST', headers: { 'content-type': 'application/octet-stream' }, body: 'x' });
   assert.is(missing.status, 400);
   assert.is((await missing.json()).field, 'x-pact-signer');
-  const json = await fetch(`${stack.url}/pacts/${id}/blobs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
-  assert.is(json.status, 415);
-  assert.is((await json.json()).error, 'unsupported_media_type');
+  for (const contentType of ['application/json', 'application/octet-streamx', undefined]) {
+    const headers: Record<string, string> = contentType ? { 'content-type': contentType } : {};
+    const refused = await fetch(`${stack.url}/pacts/${id}/blobs`, { method: 'POST', headers, body: contentType ? '{}' : new Uint8Array([1, 2]) });
+    assert.is(refused.status, 415, String(contentType));
+    assert.is((await refused.json()).error, 'unsupported_media_type');
+  }
   const unknown = await stack.client.putBlob(seller, `p_${'0'.repeat(32)}`, bytesOf('x'));
   assert.is(unknown.status, 404);
 });
@@ -134,9 +149,15 @@ test('25 MiB is accepted; one byte more is 413, declared or streamed, and leaves
   assert.is(accepted.status, 200, JSON.stringify(accepted.body));
   const before = filesOnDisk(stack);
 
-  const declared = await stack.client.putBlob(seller, id, new Uint8Array(MAX + 1).fill(8));
-  assert.is(declared.status, 413);
-  assert.is(declared.body.error, 'too_large');
+  // A declared size over the limit is answered at once, before any of the body is sent.
+  const issuedAtDeclared = stack.now;
+  const head = await rawExchange(stack, [
+    `POST /pacts/${id}/blobs HTTP/1.1`, 'host: x', 'content-type: application/octet-stream', `content-length: ${MAX + 1}`,
+    `x-pact-signer: ${seller.party}`, `x-pact-issued-at: ${issuedAtDeclared}`,
+    `x-pact-signature: ${signPayload({ action: 'put', pactId: id, sha256: 'a'.repeat(64), issuedAt: issuedAtDeclared }, seller)}`,
+  ]);
+  assert.match(head, /^HTTP\/1\.1 413 /);
+  assert.match(head, /"error":"too_large"/);
 
   // Without a content-length the limit is met while streaming.
   const oversize = new Uint8Array(MAX + 1).fill(9);
@@ -182,6 +203,32 @@ test('an upload cut off part way leaves nothing on disk', async ({ stack }) => {
   while (filesOnDisk(stack).temporary.length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
   assertNothingNewOnDisk(stack, before);
   assert.is((await stack.client.get(id)).status, 200, 'the service goes on');
+});
+
+test('a closed pact takes no uploads (409); a pact holds at most 100 blobs, however many uploads race', async ({ stack }) => {
+  const { seller, buyer, id } = await activePact(stack);
+  const uploads = await Promise.all(Array.from({ length: 130 }, (_, i) => stack.client.putBlob(seller, id, bytesOf(`blob number ${i}`))));
+  const statuses = uploads.map((u) => u.status);
+  assert.is(statuses.filter((s) => s === 200).length, 100, JSON.stringify(statuses));
+  assert.is(statuses.filter((s) => s === 409).length, 30);
+  assert.is(uploads.find((u) => u.status === 409)!.body.error, 'blob_limit_reached');
+  assert.equal(filesOnDisk(stack).temporary, []);
+
+  const stored = uploads.find((u) => u.status === 200)!.body.hash;
+  await stack.client.propose(seller, id, { evidence: [{ blob: stored }], distribution: [{ party: seller.party, bp: 10000 }] });
+  assert.is((await stack.client.cosign(buyer, id)).body.pact.state, 'SETTLED');
+  const closed = await stack.client.putBlob(seller, id, bytesOf('after the end'));
+  assert.is(closed.status, 409);
+  assert.is(closed.body.error, 'invalid_state');
+  assert.is((await stack.client.link(buyer, id, stored)).status, 200, 'evidence stays readable');
+});
+
+test('a forged proposal naming a blob is 401 before anything says whether the blob exists', async ({ stack }) => {
+  const { seller, buyer, id } = await activePact(stack);
+  const forged = stack.client.signedCall(buyer, 'pacts.propose', id, await stack.client.nonceOf(id), { evidence: [{ blob: 'c'.repeat(64) }], distribution: [{ party: seller.party, bp: 10000 }] });
+  const answer = await stack.client.request('POST', `/pacts/${id}/propose`, { ...forged, signer: seller.party });
+  assert.is(answer.status, 401);
+  assert.is(answer.body.error, 'invalid_signature');
 });
 
 test('a proposal may name only blobs uploaded to its pact', async ({ stack }) => {
