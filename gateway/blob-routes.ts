@@ -78,6 +78,10 @@ export function registerBlobRoutes(app: FastifyInstance, deps: BlobRouteDeps): v
     // content type gets there, so that the handler answers a wrong one in the one error shape (415).
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
+    // A refusal answered before the body was read closes the connection: the rest is never drained.
+    scope.addHook('onSend', async (request, reply) => {
+      if (!request.raw.readableEnded) reply.header('connection', 'close');
+    });
     scope.post<{ Params: Params }>('/pacts/:id/blobs', writes, (request, reply) => upload(request, reply, deps));
   });
   app.post<{ Params: LinkParams; Body: LinkBody }>('/pacts/:id/blobs/:hash/link', { ...writes, schema: { body: linkBody } }, (request, reply) =>
@@ -197,9 +201,8 @@ function bodyStream(request: FastifyRequest): Readable {
   return raw.pipe(body);
 }
 
-/** 413; the rest of an oversize body is not read, so the connection closes after the answer. */
+/** 413; the rest of an oversize body is not read (the connection closes after the answer). */
 function tooLarge(reply: FastifyReply, maxBytes: number): FastifyReply {
-  reply.header('connection', 'close');
   return sendError(reply, pactError('too_large', `a blob is at most ${maxBytes} bytes`, { limit: maxBytes }));
 }
 

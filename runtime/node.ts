@@ -169,7 +169,8 @@ async function startRoles(config: Config, natsServer: NatsEndpoint): Promise<Pac
   const evaluator = new EvaluatorRole({
     nats: nats.reader,
     consumerName: config.evaluator.consumer,
-    service: new ServiceClient(selfAddress, evaluatorKey, clock, { [INTERNAL_HEADER]: internalToken }),
+    // The token goes only to this node itself, never to a PACT_EVALUATOR_SERVICE_URL elsewhere.
+    service: new ServiceClient(selfAddress, evaluatorKey, clock, config.evaluator.serviceUrl ? {} : { [INTERNAL_HEADER]: internalToken }),
     submit: (pactId, verdict) => bus.send(pactId, { type: 'verdict', verdict }),
     key: evaluatorKey,
     clock,

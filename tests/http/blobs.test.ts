@@ -30,11 +30,11 @@ function filesOnDisk(stack: Stack): { stored: string[]; temporary: string[] } {
   return { stored, temporary: readdirSync(join(dir, 'tmp')) };
 }
 
-/** Sends a request head (no body) on a raw socket and returns what comes back until the server closes. */
-function rawExchange(stack: Stack, lines: string[]): Promise<string> {
+/** Sends a request head (and `body`, if any, never ended) on a raw socket; returns what comes back until the server closes. */
+function rawExchange(stack: Stack, lines: string[], body = ''): Promise<string> {
   return new Promise((done, fail) => {
     let answer = '';
-    const socket = connect(Number(new URL(stack.url).port), '127.0.0.1', () => socket.write(`${lines.join('\r\n')}\r\n\r\n`));
+    const socket = connect(Number(new URL(stack.url).port), '127.0.0.1', () => socket.write(`${lines.join('\r\n')}\r\n\r\n${body}`));
     socket.on('data', (chunk) => (answer += chunk.toString()));
     socket.on('close', () => done(answer));
     socket.on('error', fail);
@@ -125,6 +125,21 @@ test('refused uploads leave nothing on disk: mismatched body, changed body, forg
   assert.is(stale.status, 422);
   assert.is(stale.body.error, 'stale_issuedAt');
   assertNothingNewOnDisk(stack, before);
+});
+
+test('a refusal before the body is read closes the connection instead of draining an endless body', async ({ stack }) => {
+  const { id } = await activePact(stack);
+  const stranger = generateKeyPair();
+  const issuedAt = stack.now;
+  const signature = signPayload({ action: 'put', pactId: id, sha256: 'b'.repeat(64), issuedAt }, stranger);
+  const started = Date.now();
+  const answer = await rawExchange(stack, [
+    `POST /pacts/${id}/blobs HTTP/1.1`, 'host: x', 'content-type: application/octet-stream', 'transfer-encoding: chunked',
+    `x-pact-signer: ${stranger.party}`, `x-pact-issued-at: ${issuedAt}`, `x-pact-signature: ${signature}`, `x-pact-sha256: ${'b'.repeat(64)}`,
+  ], '10000\r\n' + 'z'.repeat(0x10000) + '\r\n');
+  assert.match(answer, /^HTTP\/1\.1 401 |^HTTP\/1\.1 403 /);
+  assert.match(answer, /connection: close/i);
+  assert.ok(Date.now() - started < 4_000, 'closed by the server, not by the client’s time-out');
 });
 
 test('bad headers and content types are 400 and 415; an unknown pact 404', async ({ stack }) => {
