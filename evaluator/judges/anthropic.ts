@@ -15,6 +15,7 @@ interface MessagesAnswer {
 export class AnthropicJudge implements Judge {
   readonly mode = 'anthropic' as const;
   readonly evidenceBytes = MODEL_EVIDENCE;
+
   constructor(private readonly settings: ModelSettings) {}
 
   async judge(input: FrozenInput, signal: AbortSignal): Promise<Judgement> {

@@ -12,6 +12,7 @@ interface ChatAnswer {
 export class OpenAiJudge implements Judge {
   readonly mode = 'openai' as const;
   readonly evidenceBytes = MODEL_EVIDENCE;
+
   constructor(private readonly settings: ModelSettings) {}
 
   async judge(input: FrozenInput, signal: AbortSignal): Promise<Judgement> {
