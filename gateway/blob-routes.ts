@@ -91,7 +91,6 @@ export function registerBlobRoutes(app: FastifyInstance, deps: BlobRouteDeps): v
   if (local) app.get<{ Params: { token: string } }>('/dl/:token', (request, reply) => download(request, reply, local, deps.clock));
 }
 
-/** The signed headers of an upload, or what is wrong with them. */
 interface UploadHeaders {
   signer: string;
   issuedAt: number;
@@ -99,6 +98,7 @@ interface UploadHeaders {
   sha256: string | undefined;
 }
 
+/** The signed headers of an upload, or what is wrong with them. */
 function uploadHeaders(request: FastifyRequest): UploadHeaders | PactError {
   const header = (name: string) => {
     const value = request.headers[name];
