@@ -48,9 +48,9 @@ export const ROLE_PERMISSIONS: Record<NatsRole, Permissions> = {
     publish: { allow: [commands('payouts'), `${API}.INFO`] },
     subscribe: { allow: [INBOX('payouts'), REPLIES] },
   },
-  /** Projectors, auditors and evaluators: read the journal with consumers of their own (the evaluator acks on its). */
+  /** Projectors, auditors and evaluators: read the journal with consumers of their own, without acks. */
   reader: {
-    publish: { allow: [...CLIENT_BASICS, `${API}.STREAM.MSG.GET.${JOURNAL_STREAM}`, ...journalConsumerApi('*'), `$JS.ACK.${JOURNAL_STREAM}.>`] },
+    publish: { allow: [...CLIENT_BASICS, `${API}.STREAM.MSG.GET.${JOURNAL_STREAM}`, ...journalConsumerApi('*')] },
     subscribe: { allow: [INBOX('reader')] },
   },
 };
