@@ -1,4 +1,4 @@
-import type { Share } from '../machines/pact/types.js';
+import { FEE_FROM, type Share } from '../machines/pact/types.js';
 import { EVALUATOR_MODES, type EvaluatorMode } from './judge.js';
 import { UPHOLD_PROPOSAL, type StubVerdict } from './judges/stub.js';
 import { promptOf } from './model-input.js';
@@ -54,7 +54,7 @@ export function evaluatorConfig(env: NodeJS.ProcessEnv, times: { timeoutMs: numb
     ...times,
     url: env.PACT_EVALUATOR_URL || undefined,
     apiKeyFile: env.PACT_EVALUATOR_API_KEY_FILE || undefined,
-    stub: env.PACT_EVALUATOR_STUB ? stubVerdict(env.PACT_EVALUATOR_STUB) : UPHOLD_PROPOSAL,
+    stub: env.PACT_EVALUATOR_STUB ? stubVerdict(JSON.parse(env.PACT_EVALUATOR_STUB)) : UPHOLD_PROPOSAL,
     consumer: env.PACT_EVALUATOR_CONSUMER || 'evaluator',
     serviceUrl: env.PACT_EVALUATOR_SERVICE_URL || undefined,
   };
@@ -62,13 +62,13 @@ export function evaluatorConfig(env: NodeJS.ProcessEnv, times: { timeoutMs: numb
 
 const isMode = (mode: string): mode is EvaluatorConfig['mode'] => mode === 'none' || (EVALUATOR_MODES as readonly string[]).includes(mode);
 
-/** A stub verdict from JSON: `{ "fail": true }` or `{ "feeFrom": …, "distribution"?: […], "reason"?: … }`. */
-export function stubVerdict(text: string): StubVerdict {
-  const value = JSON.parse(text) as Record<string, unknown>;
+/** A stub verdict: `{ "fail": true }` or `{ "feeFrom": …, "distribution"?: […], "reason"?: … }`; throws on anything else. */
+export function stubVerdict(given: unknown): StubVerdict {
+  const value = (typeof given === 'object' && given !== null ? given : {}) as Record<string, unknown>;
   if (value.fail === true) return { fail: true };
   const share = (s: unknown) => typeof s === 'object' && s !== null && typeof (s as Share).party === 'string' && Number.isInteger((s as Share).bp);
   const problem =
-    !['proposer', 'objector', 'split'].includes(value.feeFrom as string) ? 'feeFrom must be proposer, objector or split'
+    !(FEE_FROM as readonly unknown[]).includes(value.feeFrom) ? `feeFrom must be ${FEE_FROM.join(', ')}`
     : value.distribution !== undefined && !(Array.isArray(value.distribution) && value.distribution.every(share)) ? 'distribution must be [{ party, bp }]'
     : value.reason !== undefined && typeof value.reason !== 'string' ? 'reason must be a string'
     : undefined;

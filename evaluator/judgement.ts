@@ -1,8 +1,7 @@
 import { sharesAmongProblem, verdictProblem } from '../machines/pact/rules.js';
-import type { FeeFrom, Share } from '../machines/pact/types.js';
+import { FEE_FROM, type FeeFrom, type Share } from '../machines/pact/types.js';
 import { EvaluatorFailure, type FrozenInput, type Judgement } from './judge.js';
 
-const FEE_FROM: FeeFrom[] = ['proposer', 'objector', 'split'];
 export const MAX_REASON_CHARS = 4_096;
 
 /**

@@ -100,7 +100,7 @@ export function registerTestHooks(app: FastifyInstance, deps: TestHookDeps): voi
     }
     let judge;
     try {
-      const stub = verdict === undefined ? deps.evaluatorConfig.stub : stubVerdict(JSON.stringify(verdict));
+      const stub = verdict === undefined ? deps.evaluatorConfig.stub : stubVerdict(verdict);
       judge = judgeOf({ ...deps.evaluatorConfig, ...model, mode, stub });
     } catch (error) {
       return sendError(reply, pactError('invalid_request', error instanceof Error ? error.message : String(error)));

@@ -1,4 +1,4 @@
-import { PACT_STATES, RAILS } from '../machines/pact/types.js';
+import { FEE_FROM, PACT_STATES, RAILS } from '../machines/pact/types.js';
 import { ACTIONS } from './signed-call.js';
 import { AMOUNT_PATTERN } from './money.js';
 
@@ -168,7 +168,7 @@ export const verdictSchema = {
     pactId: { type: 'string', maxLength: 64 },
     inputHash: sha256Hex,
     distribution: shares,
-    feeFrom: { type: 'string', enum: ['proposer', 'objector', 'split'] },
+    feeFrom: { type: 'string', enum: FEE_FROM },
     reason: { type: 'string', maxLength: 4_096 },
     issuedAt: millis,
     signer: partyId,

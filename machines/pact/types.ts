@@ -51,7 +51,9 @@ export interface Proposal {
   distribution: Share[];
 }
 
-export type FeeFrom = 'proposer' | 'objector' | 'split';
+/** Who pays the arbitration fee: `objector` (proposal upheld), `proposer` (objection upheld), or `split`. */
+export const FEE_FROM = ['proposer', 'objector', 'split'] as const;
+export type FeeFrom = (typeof FEE_FROM)[number];
 
 /** `POST /pacts/:id/verdict` as the evaluator signs it. */
 export interface VerdictBody {
