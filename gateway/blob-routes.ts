@@ -14,7 +14,7 @@ import { isPartyId } from '../protocol/party.js';
 import { verifySignature } from '../protocol/verify.js';
 import type { ReadModel } from '../projection/read-model.js';
 import type { Clock } from '../runtime/clock.js';
-import { sendError, unknownPact } from './errors.js';
+import { badSignature, sendError, unknownPact } from './errors.js';
 import { limitFor, type RateLimits } from './rate-limits.js';
 
 export interface BlobLimits {
@@ -114,7 +114,6 @@ function uploadHeaders(request: FastifyRequest): UploadHeaders | PactError {
 }
 
 const putSigned = (pactId: string, sha256: string, issuedAt: number) => ({ action: 'put', pactId, sha256, issuedAt });
-const badSignature = () => pactError('invalid_signature', 'the signature does not verify');
 const mayUpload = (pact: Pact, signer: string) => partyOf(pact, signer as Pact['proposer']) !== undefined || signer === pact.evaluator.pubkey;
 const mayLink = (pact: Pact, signer: string) => isFunded(pact, signer as Pact['proposer']) || signer === pact.evaluator.pubkey;
 

@@ -9,6 +9,7 @@ export function sendError(reply: FastifyReply, error: PactError): FastifyReply {
 }
 
 export const unknownPact = (id: string) => pactError('not_found', `no pact ${id}`);
+export const badSignature = () => pactError('invalid_signature', 'the signature does not verify');
 
 /** Every failure leaves in the one error shape `{ error, message, ...details }`. */
 export function installErrorHandling(app: FastifyInstance): void {

@@ -12,7 +12,7 @@ import type { Projector } from '../projection/projector.js';
 import type { ReadModel } from '../projection/read-model.js';
 import { bodyOf } from '../projection/response-cache.js';
 import { PACT_ID } from '../protocol/ids.js';
-import { sendError, unknownPact } from './errors.js';
+import { badSignature, sendError, unknownPact } from './errors.js';
 import { limitFor, type RateLimits } from './rate-limits.js';
 import { listQuery, signedCallSchema, verdictSchema, type PactAction } from '../protocol/schemas.js';
 import { scopeProblem } from './signed-call.js';
@@ -125,7 +125,6 @@ function registerReads(app: FastifyInstance, { readModel, projector }: PactRoute
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-
 /**
  * After the schema: a call larger than the pact may keep is 413, before any signature is checked. (The body
  * parser has refused what cannot be signed.)
@@ -145,7 +144,7 @@ function blobsUploaded(uploads: PactBlobs): PreHandler {
     const evidence = request.body.call.evidence;
     if (!evidence.some((item) => 'blob' in item)) return;
     const { sig, signer } = request.body;
-    if (!verifySignature(signer, signedPart(request.body), sig)) return sendError(reply, pactError('invalid_signature', 'the signature does not verify'));
+    if (!verifySignature(signer, signedPart(request.body), sig)) return sendError(reply, badSignature());
     for (const [index, item] of evidence.entries()) {
       if (!('blob' in item) || (await uploads.has(request.params.id, item.blob))) continue;
       return sendError(reply, pactError('unknown_blob', `blob ${item.blob} was not uploaded to this pact`, { field: `call.evidence.${index}.blob` }));
