@@ -9,7 +9,9 @@ import type { PartyId } from '../protocol/party.js';
 import { signedPart, type SignedCall } from '../protocol/signed-call.js';
 import { verifyBytes, verifySignature } from '../protocol/verify.js';
 import { wellFormedProblem } from '../protocol/well-formed.js';
-import { paidPayoutsSchema, signedCallSchema, verdictSchema, type PactAction } from '../protocol/schemas.js';
+import { offerSchema, paidPayoutsSchema, signedCallSchema, verdictSchema, type PactAction } from '../protocol/schemas.js';
+import { acceptedPactId, offerIdOf, pactSpecOf } from '../machines/offer/rules.js';
+import type { AcceptCall, SignedOffer } from '../machines/offer/types.js';
 import { issuedAtProblem } from '../protocol/issued-at.js';
 import type { AdmittedCommand, HostCommand } from './messages.js';
 import { commandKindOf, type CommandKind } from './subjects.js';
@@ -41,6 +43,8 @@ const PACT_ACTIONS: PactAction[] = [
 ];
 const callValidators = new Map(PACT_ACTIONS.map((action) => [action, ajv.compile(signedCallSchema(action))]));
 const verdictValidator = ajv.compile(verdictSchema);
+const offerValidator = ajv.compile(offerSchema);
+const acceptValidator = ajv.compile(signedCallSchema('offers.accept'));
 const paidValidator = ajv.compile(paidPayoutsSchema);
 
 /** The pact id a create call names: a replay of the same envelope names the same pact. */
@@ -56,6 +60,8 @@ export function admit(pactId: string, command: HostCommand, kind: CommandKind, n
       return admitSignedCall(pactId, command.envelope, command.payment, now);
     case 'verdict':
       return admitVerdict(pactId, command.verdict);
+    case 'accepted':
+      return admitAcceptance(pactId, command.offer, command.envelope);
     case 'poke':
       return { command: { type: 'poke' } };
     case 'recordPayouts':
@@ -148,6 +154,37 @@ function admitVerdict(pactId: string, verdict: VerdictBody): Admitting {
       const problem = sharesProblem(verdict.distribution);
       if (problem) return { error: pactError('invalid_request', problem, { field: 'distribution' }) };
       return { command: { type: 'verdict', verdict } };
+    },
+  };
+}
+
+/**
+ * The pact of an offer acceptance: the accepter's signed call (checked like any other) and the publisher's
+ * signed offer, which must name each other and this pact. Its `issuedAt` is not judged again: the offer's
+ * actor judged it when it recorded the acceptance, and a pact made late (after a crash) is still that one.
+ */
+function admitAcceptance(pactId: string, offer: SignedOffer, envelope: AcceptCall): Admitting {
+  const malformed = shapeProblem(offerValidator, offer, 'offer') ?? shapeProblem(acceptValidator, envelope, 'body');
+  if (malformed) return malformed;
+  const unsignable = unsignableProblem(offer) ?? unsignableProblem(envelope);
+  if (unsignable) return { error: unsignable };
+  if (offer.template === undefined) return { error: pactError('offer_not_acceptable', 'an offer without a template makes no pact') };
+  const offerId = offerIdOf(offer);
+  if (envelope.action !== 'offers.accept' || envelope.pactId !== offerId) {
+    return { error: pactError('invalid_signature', `the call is not an acceptance of offer ${offerId}`) };
+  }
+  if (acceptedPactId(offerId, envelope.signer, envelope.call.acceptanceId) !== pactId) {
+    return { error: pactError('invalid_signature', `the acceptance does not make pact ${pactId}`) };
+  }
+  if (envelope.signer === offer.by) return { error: pactError('forbidden', 'the publisher of an offer cannot accept it') };
+  return {
+    signature: signatureCheck(envelope, pactError('invalid_signature', 'the signature does not verify')),
+    then: () => {
+      if (!verifySignature(offer.by, signedPart(offer), offer.sig)) return { error: pactError('invalid_signature', 'the offer signature does not verify') };
+      const spec = pactSpecOf(offerId, offer, envelope.signer);
+      const refused = specProblem(spec);
+      if (refused) return { error: refused };
+      return { command: { type: 'create', spec, signer: envelope.signer, sourceOffer: { id: offerId, by: offer.by } } };
     },
   };
 }

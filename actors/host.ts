@@ -5,7 +5,7 @@ import { ensureDurableConsumer, PULL, type HostNats } from './nats.js';
 import { Leases } from './leases.js';
 import type { Verifier } from '../protocol/verify-pool.js';
 import { admit, type Admission, type Admitting } from './admission.js';
-import type { AdmittedRequest, CommandMessage, CommandReply } from './messages.js';
+import type { AdmittedRequest, CommandMessage, CommandReply, HostCommand } from './messages.js';
 import { PactActor, type ActorDeps } from './pact-actor.js';
 import { CMD_STREAM, JOURNAL_STREAM, kindOfSubject, partitionCommands, partitionConsumer, partitionOf, REPLY_PREFIX, type CommandKind } from './subjects.js';
 
@@ -173,8 +173,7 @@ export class ActorHost {
     const result = live.queue.then(async (): Promise<CommandReply> => {
       const admitted = await admission;
       if ('error' in admitted) return { ok: false, error: admitted.error };
-      const envelope = message.command.type === 'signed' ? message.command.envelope : undefined;
-      const request: AdmittedRequest = { id: message.id, command: admitted.command, ...(envelope ? { envelope } : {}) };
+      const request: AdmittedRequest = { id: message.id, command: admitted.command, ...signedInputOf(message.command) };
       live.actor ??= this.load(message.pactId);
       return (await live.actor).handle(request, now);
     });
@@ -227,6 +226,13 @@ function safely<T extends Admitting>(commandId: string, admit: () => T): T | Adm
     console.error(`command ${commandId} could not be admitted:`, String(error));
     return { error: pactError('invalid_request', 'the command could not be read') };
   }
+}
+
+/** The signed input a command carries, which its journal entry keeps. */
+function signedInputOf(command: HostCommand): Pick<AdmittedRequest, 'envelope' | 'offer'> {
+  if (command.type === 'signed') return { envelope: command.envelope };
+  if (command.type === 'accepted') return { envelope: command.envelope, offer: command.offer };
+  return {};
 }
 
 /** A reply as it travels over NATS: the pact's JSON text is for a local gateway only. */

@@ -1,8 +1,9 @@
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import type { PactEvent } from '../machines/pact/events.js';
+import type { SignedOffer } from '../machines/offer/types.js';
 import type { Pact, Payout } from '../machines/pact/types.js';
 import type { SignedCall } from '../protocol/signed-call.js';
-import { JournalReplayError } from './replay.js';
+import { streamMessage, StreamJournal } from './stream-journal.js';
 import { JOURNAL_STREAM, journalSubject } from './subjects.js';
 
 /** A pact's first entry carries its initial record: the creator's spec plus what the server pinned. */
@@ -30,6 +31,8 @@ export interface JournalEntry {
   commandId: string;
   event: JournalEvent;
   envelope?: SignedCall;
+  /** The publisher's signed offer, on the creation of a pact that accepts it (`envelope` is the acceptance). */
+  offer?: SignedOffer;
   payouts?: PlannedPayouts;
 }
 
@@ -41,10 +44,11 @@ export function entryOf(decision: {
   commandId: string;
   event: JournalEvent;
   envelope?: SignedCall;
+  offer?: SignedOffer;
   previous: Pact | undefined;
   next: Pact;
 }): JournalEntry {
-  const { commandId, event, envelope, previous, next } = decision;
+  const { commandId, event, envelope, offer, previous, next } = decision;
   const known = new Set(previous?.payouts.map((p) => p.key));
   const items = next.payouts.filter((p) => !known.has(p.key));
   return {
@@ -53,6 +57,7 @@ export function entryOf(decision: {
     commandId,
     event,
     ...(envelope ? { envelope } : {}),
+    ...(offer ? { offer } : {}),
     ...(items.length > 0 ? { payouts: { rail: next.rail, asset: next.asset, items } } : {}),
   };
 }
@@ -62,13 +67,6 @@ export const RECENT_COMMANDS = 16;
 
 /** A pact's latest command ids once `commandId` is applied: the actor and the projector keep the same. */
 export const recentAfter = (recent: readonly string[], commandId: string) => [...recent, commandId].slice(-RECENT_COMMANDS);
-
-export interface Positioned<T> {
-  seq: number;
-  value: T;
-}
-
-export class ExpectedSequenceMismatch extends Error {}
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -96,61 +94,17 @@ export function decodeEntry(data: Uint8Array, subject: string): JournalEntry | u
 }
 
 /** The pact journal on JetStream: the source of truth. One subject per pact; appends are compare-and-set. */
-export class Journal {
-  constructor(
-    private readonly js: JetStreamClient,
-    private readonly jsm: JetStreamManager,
-  ) {}
-
-  /**
-   * Appends `entry` only if the pact's last journal sequence is still `expectedLastSeq` (0: no entry yet),
-   * so two hosts that both think they own a pact can never both write. Resolves to the stream sequence.
-   *
-   * The message id names the command as well as the nonce: JetStream checks duplicates before the expected
-   * sequence, so an id shared by two different entries would let the second pass unwritten. A duplicate
-   * (this very command, appended before by an attempt whose answer was lost) is reported as a mismatch too:
-   * the caller then reads what the journal holds instead of trusting its own copy.
-   */
-  async append(entry: JournalEntry, expectedLastSeq: number): Promise<number> {
-    let ack;
-    try {
-      ack = await this.js.publish(journalSubject(entry.pactId), encodeEntry(entry), {
-        msgID: `${entry.pactId}:${entry.nonce}:${entry.commandId}`,
-        expect: { lastSubjectSequence: expectedLastSeq, streamName: JOURNAL_STREAM },
-      });
-    } catch (error) {
-      if (/wrong last sequence/i.test(String(error))) throw new ExpectedSequenceMismatch(String(error));
-      throw error;
-    }
-    if (ack.duplicate) throw new ExpectedSequenceMismatch(`entry ${entry.pactId}:${entry.nonce} was appended before`);
-    return ack.seq;
-  }
-
-  /** Entries of one pact after stream sequence `afterSeq`, in order. */
-  async entriesAfter(pactId: string, afterSeq: number): Promise<Positioned<JournalEntry>[]> {
-    const entries: Positioned<JournalEntry>[] = [];
-    let seq = afterSeq + 1;
-    for (;;) {
-      const message = await this.getMessage({ seq, next_by_subj: journalSubject(pactId) });
-      if (!message) return entries;
-      const value = decodeEntry(message.data, message.subject);
-      if (!value) throw new JournalReplayError(`journal message ${message.seq} of ${pactId} is not an entry`);
-      entries.push({ seq: message.seq, value });
-      seq = message.seq + 1;
-    }
-  }
-
-  private getMessage(query: { seq: number; next_by_subj: string }) {
-    return journalMessage(this.jsm, query);
+export class Journal extends StreamJournal<JournalEntry> {
+  constructor(js: JetStreamClient, jsm: JetStreamManager) {
+    super(js, jsm, {
+      stream: JOURNAL_STREAM,
+      subjectOf: journalSubject,
+      idOf: (entry) => entry.pactId,
+      messageIdOf: (entry) => `${entry.pactId}:${entry.nonce}:${entry.commandId}`,
+      decode: decodeEntry,
+    });
   }
 }
 
-/** A journal message by sequence (or the next of a subject from it); undefined when there is none. */
-export async function journalMessage(jsm: JetStreamManager, query: { seq: number; next_by_subj?: string }) {
-  try {
-    return await jsm.streams.getMessage(JOURNAL_STREAM, query);
-  } catch (error) {
-    if (/no message found|10037/i.test(String(error))) return undefined;
-    throw error;
-  }
-}
+/** A pact journal message by sequence (or the next of a subject from it); undefined when there is none. */
+export const journalMessage = (jsm: JetStreamManager, query: { seq: number; next_by_subj?: string }) => streamMessage(jsm, JOURNAL_STREAM, query);

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { CMD_STREAM, JOURNAL_STREAM, LEASE_BUCKET, REPLY_PREFIX, type CommandKind } from './subjects.js';
+import { CMD_STREAM, JOURNAL_STREAM, LEASE_BUCKET, OFFER_STREAM, OFFER_WILDCARD, REPLY_PREFIX, type CommandKind } from './subjects.js';
 
 /**
  * Who may do what on NATS. Each role connects as its own NATS user, and the server enforces these subject
@@ -17,12 +17,14 @@ export interface Permissions {
 
 const API = '$JS.API';
 const commands = (kind: CommandKind) => `pact.cmd.*.${kind}`;
-/** Every JetStream API call on one consumer of the journal: create, update, info, delete, next. */
-const journalConsumerApi = (consumer: string) => [
-  `${API}.CONSUMER.*.${JOURNAL_STREAM}.${consumer}`,
-  `${API}.CONSUMER.*.${JOURNAL_STREAM}.${consumer}.>`,
-  `${API}.CONSUMER.*.*.${JOURNAL_STREAM}.${consumer}`,
+/** Every JetStream API call on one consumer of a journal: create, update, info, delete, next. */
+const consumerApi = (stream: string, consumer: string) => [
+  `${API}.CONSUMER.*.${stream}.${consumer}`,
+  `${API}.CONSUMER.*.${stream}.${consumer}.>`,
+  `${API}.CONSUMER.*.*.${stream}.${consumer}`,
 ];
+/** What a reader of a journal stream may ask: its info, a message by sequence, consumers of its own. */
+const journalReading = (stream: string) => [`${API}.STREAM.INFO.${stream}`, `${API}.STREAM.MSG.GET.${stream}`, ...consumerApi(stream, '*')];
 const REPLIES = `${REPLY_PREFIX}.>`;
 /**
  * Each role's own inbox prefix: JetStream's answers and deliveries to one role (commands, with their payment
@@ -30,7 +32,6 @@ const REPLIES = `${REPLY_PREFIX}.>`;
  */
 export const inboxPrefixOf = (role: NatsRole) => `_INBOX_${role}`;
 const INBOX = (role: NatsRole) => `${inboxPrefixOf(role)}.>`;
-const CLIENT_BASICS = [`${API}.INFO`, `${API}.STREAM.INFO.${JOURNAL_STREAM}`];
 
 export const ROLE_PERMISSIONS: Record<NatsRole, Permissions> = {
   /** Gateways and keepers: signed calls and pokes in, answers back. */
@@ -38,19 +39,22 @@ export const ROLE_PERMISSIONS: Record<NatsRole, Permissions> = {
     publish: { allow: [commands('signed'), commands('poke'), `${API}.INFO`] },
     subscribe: { allow: [INBOX('gateway'), REPLIES] },
   },
-  /** Actor hosts: the trusted writers. They set up the streams, hold leases, consume commands, append. */
+  /**
+   * Actor hosts: the trusted writers. They set up the streams, hold leases, consume commands, append to the
+   * journals, and send the pacts of accepted offers to the hosts of their partitions.
+   */
   host: {
-    publish: { allow: [`${API}.>`, 'pact.evt.>', `$KV.${LEASE_BUCKET}.>`, `$JS.ACK.${CMD_STREAM}.>`, REPLIES] },
-    subscribe: { allow: [INBOX('host')] },
+    publish: { allow: [`${API}.>`, 'pact.evt.>', OFFER_WILDCARD, commands('accepted'), `$KV.${LEASE_BUCKET}.>`, `$JS.ACK.${CMD_STREAM}.>`, REPLIES] },
+    subscribe: { allow: [INBOX('host'), REPLIES] },
   },
   /** The payout worker: works from the read model and records what it paid, nothing else. */
   payouts: {
     publish: { allow: [commands('payouts'), `${API}.INFO`] },
     subscribe: { allow: [INBOX('payouts'), REPLIES] },
   },
-  /** Projectors, auditors and evaluators: read the journal with consumers of their own, without acks. */
+  /** Projectors, auditors and evaluators: read the journals with consumers of their own, without acks. */
   reader: {
-    publish: { allow: [...CLIENT_BASICS, `${API}.STREAM.MSG.GET.${JOURNAL_STREAM}`, ...journalConsumerApi('*')] },
+    publish: { allow: [`${API}.INFO`, ...journalReading(JOURNAL_STREAM), ...journalReading(OFFER_STREAM)] },
     subscribe: { allow: [INBOX('reader')] },
   },
 };

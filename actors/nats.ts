@@ -15,7 +15,7 @@ import {
 } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
 import { connectOptionsOf, NATS_ROLES, type NatsCredentials, type NatsRole, type NatsUser } from './nats-roles.js';
-import { CMD_STREAM, JOURNAL_STREAM, LEASE_BUCKET } from './subjects.js';
+import { CMD_STREAM, JOURNAL_STREAM, LEASE_BUCKET, OFFER_STREAM, OFFER_WILDCARD } from './subjects.js';
 
 const NANOS_PER_MS = 1_000_000;
 
@@ -130,6 +130,15 @@ async function ensureStreams(jsm: JetStreamManager, replicas: number, journalMax
   await ensureStream(jsm, {
     name: JOURNAL_STREAM,
     subjects: ['pact.evt.>'],
+    retention: RetentionPolicy.Limits,
+    storage: StorageType.File,
+    num_replicas: replicas,
+    max_bytes: journalMaxBytes,
+    discard: DiscardPolicy.New,
+  });
+  await ensureStream(jsm, {
+    name: OFFER_STREAM,
+    subjects: [OFFER_WILDCARD],
     retention: RetentionPolicy.Limits,
     storage: StorageType.File,
     num_replicas: replicas,

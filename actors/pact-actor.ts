@@ -9,7 +9,8 @@ import { pactError, type PactError } from '../protocol/errors.js';
 import { RailError, type Rail } from '../rails/rail.js';
 import type { Committed } from '../projection/projector.js';
 import type { PactRecord } from '../projection/read-model.js';
-import { entryOf, ExpectedSequenceMismatch, recentAfter, type Journal, type JournalEntry, type JournalEvent } from './journal.js';
+import { entryOf, recentAfter, type Journal, type JournalEntry, type JournalEvent } from './journal.js';
+import { ExpectedSequenceMismatch } from './stream-journal.js';
 import type { AdmittedCommand, AdmittedRequest, CommandReply, CreateCommand } from './messages.js';
 import { applyEntry } from './replay.js';
 
@@ -73,7 +74,7 @@ export class PactActor {
     const outcome = await this.decide(request.command, now);
     if ('reply' in outcome) return this.unlessUnconfirmed(request, now, outcome.reply);
     const { event, next } = outcome;
-    const entry = entryOf({ commandId: request.id, event, envelope: request.envelope, previous: this.pact, next });
+    const entry = entryOf({ commandId: request.id, event, envelope: request.envelope, offer: request.offer, previous: this.pact, next });
     try {
       return success(await this.commit(entry, next));
     } catch (error) {
@@ -120,6 +121,7 @@ export class PactActor {
       at: now,
       policy: this.deps.policy,
       escrowAccount: rail.escrowAccount,
+      ...(command.sourceOffer ? { sourceOffer: command.sourceOffer } : {}),
     });
     return { event: { type: 'created', at: now, pact }, next: pact };
   }

@@ -4,12 +4,16 @@ import type { HostCommand } from './messages.js';
 export const CMD_STREAM = 'PACT_CMD';
 export const JOURNAL_STREAM = 'PACT_JOURNAL';
 export const LEASE_BUCKET = 'PACT_LEASES';
+/** The offers' journal: one subject per offer, appended to like the pacts' (compare-and-set per offer). */
+export const OFFER_STREAM = 'PACT_OFFERS';
+export const offerSubject = (offerId: string) => `offer.evt.${offerId}`;
+export const OFFER_WILDCARD = 'offer.evt.>';
 
 /**
  * Commands travel on a subject per partition and kind, so NATS permissions can say who may send what:
- * gateways send `signed` and `poke`, only the payout worker sends `payouts`.
+ * gateways send `signed` and `poke`, only the payout worker sends `payouts`, only actor hosts send `accepted`.
  */
-export const COMMAND_KINDS = ['signed', 'poke', 'payouts'] as const;
+export const COMMAND_KINDS = ['signed', 'poke', 'payouts', 'accepted'] as const;
 export type CommandKind = (typeof COMMAND_KINDS)[number];
 
 export const commandSubject = (partition: number, kind: CommandKind) => `pact.cmd.${partition}.${kind}`;
@@ -27,6 +31,7 @@ export const REPLY_PREFIX = '_INBOX_PACT';
 export function commandKindOf(command: HostCommand): CommandKind {
   if (command.type === 'poke') return 'poke';
   if (command.type === 'recordPayouts') return 'payouts';
+  if (command.type === 'accepted') return 'accepted';
   return 'signed';
 }
 

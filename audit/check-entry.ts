@@ -2,6 +2,8 @@ import { isDeepStrictEqual } from 'node:util';
 import { admitNow } from '../actors/admission.js';
 import type { JournalEntry } from '../actors/journal.js';
 import type { HostCommand } from '../actors/messages.js';
+import { commandKindOf } from '../actors/subjects.js';
+import type { AcceptCall } from '../machines/offer/types.js';
 import { applyEntry } from '../actors/replay.js';
 import { eventOf } from '../machines/pact/decide.js';
 import { newPact } from '../machines/pact/spec.js';
@@ -40,6 +42,7 @@ function signatureProblem(entry: JournalEntry): string | undefined {
     return commandProblem(entry, { type: 'verdict', verdict }, at);
   }
   if (!entry.envelope) return `a ${event.type} without the signed call that asked for it`;
+  if (entry.offer && event.type !== 'created') return `an offer on a ${event.type}, which creates no pact`;
   if (event.type === 'created') return createdProblem(entry, event.pact);
   if (!(SIGNED_EVENTS as readonly string[]).includes(event.type)) return `an event of unknown type ${String(event.type)}`;
   if (entry.envelope.stateNonce !== entry.nonce - 1) return `the call was signed for nonce ${entry.envelope.stateNonce}`;
@@ -61,7 +64,11 @@ function commandProblem(entry: JournalEntry, command: HostCommand, at: number): 
 
 function createdProblem(entry: JournalEntry, pact: Pact): string | undefined {
   if (entry.nonce !== 0) return 'a creation at a nonce other than 0';
-  const admission = admitNow(entry.pactId, { type: 'signed', envelope: entry.envelope! }, 'signed', pact.createdAt);
+  // A pact made by an offer acceptance carries the publisher's signed offer beside the accepter's call.
+  const command: HostCommand = entry.offer
+    ? { type: 'accepted', offer: entry.offer, envelope: entry.envelope as AcceptCall }
+    : { type: 'signed', envelope: entry.envelope! };
+  const admission = admitNow(entry.pactId, command, commandKindOf(command), pact.createdAt);
   if ('error' in admission) return `${admission.error.error}: ${admission.error.message}`;
   if (admission.command.type !== 'create') return `the first entry's call is ${entry.envelope!.action}`;
   const expected = newPact({
@@ -71,6 +78,7 @@ function createdProblem(entry: JournalEntry, pact: Pact): string | undefined {
     at: pact.createdAt,
     policy: { evaluator: pact.evaluator, arbitrationFeeRecipient: pact.arbitrationFeeRecipient },
     escrowAccount: pact.escrowAccount,
+    ...(admission.command.sourceOffer ? { sourceOffer: admission.command.sourceOffer } : {}),
   });
   return isDeepStrictEqual(expected, pact) ? undefined : 'the initial record is not what the create call asked';
 }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { PactSpec } from '../machines/pact/spec.js';
+import type { Offer, SignedOffer } from '../machines/offer/types.js';
 import type { FeeFrom, Pact, Proposal, Share } from '../machines/pact/types.js';
 import type { PactSummary } from '../projection/read-model.js';
 import { signed, signPayload, type KeyPair } from '../protocol/sign.js';
@@ -43,8 +44,7 @@ export class PactClient {
   }
 
   list(query: Record<string, string | number>) {
-    const search = new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)]));
-    return this.request<{ pacts: PactSummary[]; nextSince: number | null }>('GET', `/pacts?${search}`);
+    return this.request<{ pacts: PactSummary[]; nextSince: number | null }>('GET', `/pacts?${queryOf(query)}`);
   }
 
   async nonceOf(pactId: string): Promise<number> {
@@ -123,7 +123,29 @@ export class PactClient {
     return { status: response.status, bytes: new Uint8Array(await response.arrayBuffer()) };
   }
 
+  /** Publishes an offer signed by `key` (`by` is the key's party). */
+  publishOffer(key: KeyPair, offer: Omit<SignedOffer, 'by' | 'sig'>) {
+    return this.request<{ offer: Offer }>('POST', '/offers', signed({ by: key.party, ...offer }, key));
+  }
+
+  /** `GET /offers`: `tags` comma-joined, `q` words of the text, `by`, `since`, `limit`. */
+  searchOffers(query: Record<string, string | number> = {}) {
+    return this.request<{ offers: Offer[]; nextSince: number | null }>('GET', `/offers?${queryOf(query)}`);
+  }
+
+  /** `GET /offers/watch`: the search's filters plus `timeoutMs` (at most 30000). */
+  watchOffers(query: Record<string, string | number> = {}) {
+    return this.request<{ offers: Offer[]; nextSince: number | null }>('GET', `/offers/watch?${queryOf(query)}`);
+  }
+
+  /** Accepts a template offer; the same `acceptanceId` again answers with the same pact. */
+  acceptOffer(key: KeyPair, offerId: string, acceptanceId: string, issuedAt?: number) {
+    return this.request<{ pact: Pact }>('POST', `/offers/${offerId}/accept`, this.signedCall(key, 'offers.accept', offerId, 0, { acceptanceId }, issuedAt));
+  }
+
   poke(pactId: string) {
     return this.request<{ pact: Pact }>('POST', `/pacts/${pactId}/poke`);
   }
 }
+
+const queryOf = (query: Record<string, string | number>) => new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)]));

@@ -5,12 +5,13 @@ import { pactError } from '../protocol/errors.js';
 import { registerBlobRoutes, type BlobRouteDeps } from './blob-routes.js';
 import { installErrorHandling, sendError } from './errors.js';
 import { registerHealth, type HealthDeps } from './health.js';
+import { registerOfferRoutes, type OfferRouteDeps } from './offer-routes.js';
 import { registerPactRoutes, type PactRouteDeps } from './pact-routes.js';
 import { registerRateLimits } from './rate-limits.js';
 import type { HttpLimits } from '../runtime/config.js';
 import { registerTestHooks, type TestHookDeps } from './test-hooks.js';
 
-export interface GatewayDeps extends Omit<PactRouteDeps, 'blobs'>, HealthDeps, BlobRouteDeps {
+export interface GatewayDeps extends Omit<PactRouteDeps, 'blobs'>, HealthDeps, BlobRouteDeps, OfferRouteDeps {
   testHooks: TestHookDeps | undefined;
   http: HttpLimits;
   /** Requests carrying it (the node's own evaluator) are not rate limited. */
@@ -60,6 +61,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   await registerRateLimits(app, deps.internalToken);
   registerPactRoutes(app, deps);
   registerBlobRoutes(app, deps);
+  registerOfferRoutes(app, deps);
   registerHealth(app, deps);
   if (deps.testHooks) registerTestHooks(app, deps.testHooks);
   app.get('/', async (_request, reply) => reply.type('text/plain').send('Pact escrow service. See /health and the README.\n'));

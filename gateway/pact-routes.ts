@@ -10,12 +10,12 @@ import { signedPart, type SignedCall } from '../protocol/signed-call.js';
 import { verifySignature } from '../protocol/verify.js';
 import type { Projector } from '../projection/projector.js';
 import type { ReadModel } from '../projection/read-model.js';
-import { bodyOf } from '../projection/response-cache.js';
 import { PACT_ID } from '../protocol/ids.js';
+import { answerWith, JSON_TYPE, type Answer } from './answer.js';
 import { badSignature, sendError, unknownPact } from './errors.js';
 import { limitFor, type RateLimits } from './rate-limits.js';
 import { listQuery, signedCallSchema, verdictSchema, type PactAction } from '../protocol/schemas.js';
-import { scopeProblem } from './signed-call.js';
+import { signedForThisRoute } from './signed-call.js';
 
 export interface PactRouteDeps {
   rateLimits: RateLimits;
@@ -28,7 +28,6 @@ export interface PactRouteDeps {
 const DEFAULT_LIMIT = 50;
 const MAX_LIMIT = 200;
 const LIST_WAIT_MS = 1_000;
-const READ_YOUR_WRITES_WAIT_MS = 5_000;
 
 type Params = { id: string };
 
@@ -43,7 +42,6 @@ const SIGNED_ROUTES: { path: string; action: PactAction }[] = [
 ];
 
 type Send = (pactId: string, command: HostCommand) => Promise<CommandReply>;
-type Answer = (reply: FastifyReply, result: CommandReply) => Promise<FastifyReply>;
 
 /**
  * The gateway checks only what needs no pact and no key: the body's shape and that the call names this
@@ -51,14 +49,7 @@ type Answer = (reply: FastifyReply, result: CommandReply) => Promise<FastifyRepl
  */
 export function registerPactRoutes(app: FastifyInstance, deps: PactRouteDeps): void {
   const send: Send = (pactId, command) => deps.bus.send(pactId, command);
-  // A local write is in this node's read model from the moment it is answered; a write another host
-  // answered (no text: it came over NATS) is waited for, so that the caller's next read here sees it.
-  const answer: Answer = async (reply, result) => {
-    if (!result.ok) return sendError(reply, result.error);
-    if (result.text !== undefined) return reply.type(JSON_TYPE).send(bodyOf(result.text));
-    await deps.projector.reached(result.seq, READ_YOUR_WRITES_WAIT_MS);
-    return reply.type(JSON_TYPE).send(bodyOf(JSON.stringify(result.pact)));
-  };
+  const answer = answerWith(deps.projector);
   const writes = limitFor(deps.rateLimits, 'writes');
   app.post<{ Body: SignedCall<PactSpec> }>(
     '/pacts',
@@ -123,8 +114,6 @@ function registerReads(app: FastifyInstance, { readModel, projector }: PactRoute
   });
 }
 
-const JSON_TYPE = 'application/json; charset=utf-8';
-
 /**
  * After the schema: a call larger than the pact may keep is 413, before any signature is checked. (The body
  * parser has refused what cannot be signed.)
@@ -149,15 +138,5 @@ function blobsUploaded(uploads: PactBlobs): PreHandler {
       if (!('blob' in item) || (await uploads.has(request.params.id, item.blob))) continue;
       return sendError(reply, pactError('unknown_blob', `blob ${item.blob} was not uploaded to this pact`, { field: `call.evidence.${index}.blob` }));
     }
-  };
-}
-
-/** Refuses, before the schema runs, a call signed for another action or pact (see `scopeProblem`). */
-function signedForThisRoute(action: PactAction) {
-  return async (request: FastifyRequest, reply: FastifyReply) => {
-    const body = request.body;
-    if (typeof body !== 'object' || body === null) return; // the schema answers that
-    const refused = scopeProblem(body, action, (request.params as Partial<Params>).id ?? '');
-    if (refused) return sendError(reply, refused);
   };
 }

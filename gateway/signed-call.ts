@@ -1,5 +1,8 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { pactError, type PactError } from '../protocol/errors.js';
+import type { SignedAction } from '../protocol/schemas.js';
 import type { SignedCall } from '../protocol/signed-call.js';
+import { sendError } from './errors.js';
 
 /**
  * A call signed for another action or pact does not cover this request: 401. Checked on the raw body,
@@ -14,4 +17,14 @@ export function scopeProblem(body: Partial<SignedCall>, action: string, pactId: 
     return pactError('invalid_signature', `the call is signed for pact "${body.pactId}"`);
   }
   return undefined;
+}
+
+/** Refuses, before the schema runs, a call signed for another action or target (see `scopeProblem`). */
+export function signedForThisRoute(action: SignedAction) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const body = request.body;
+    if (typeof body !== 'object' || body === null) return; // the schema answers that
+    const refused = scopeProblem(body, action, (request.params as { id?: string }).id ?? '');
+    if (refused) return sendError(reply, refused);
+  };
 }

@@ -10,6 +10,7 @@ import { pactError } from '../protocol/errors.js';
 import { sendError } from './errors.js';
 import type { Keeper } from '../actors/keeper.js';
 import type { Reconciler } from '../actors/reconciler.js';
+import type { AcceptanceReconciler } from '../actors/acceptance-reconciler.js';
 import type { Projector } from '../projection/projector.js';
 import type { MockRail } from '../rails/mock/mock-rail.js';
 import type { ManualOffsetClock } from '../runtime/clock.js';
@@ -20,6 +21,7 @@ export interface TestHookDeps {
   clock: ManualOffsetClock;
   keeper: Keeper;
   reconciler: Reconciler;
+  acceptances: AcceptanceReconciler;
   projector: Projector;
   mockRail: MockRail;
   evaluator: EvaluatorRole;
@@ -76,6 +78,7 @@ export function registerTestHooks(app: FastifyInstance, deps: TestHookDeps): voi
     if (request.body.advanceMs !== undefined) deps.clock.advance(request.body.advanceMs);
     await deps.projector.reached(await deps.keeper.tick()); // the reconciler reads the read model
     await deps.reconciler.run();
+    await deps.acceptances.run();
     return { now: deps.clock.now() };
   });
 

@@ -1,8 +1,9 @@
-import { AckPolicy, DeliverPolicy, type ConsumerMessages } from '@nats-io/jetstream';
-import { decodeEntry, journalMessage, recentAfter, type JournalEntry } from '../actors/journal.js';
-import { PULL, type Nats } from '../actors/nats.js';
+import { decodeEntry, recentAfter, type JournalEntry } from '../actors/journal.js';
+import type { Nats } from '../actors/nats.js';
 import { applyEntry } from '../actors/replay.js';
-import { JOURNAL_STREAM, JOURNAL_WILDCARD, pactIdOfJournalSubject } from '../actors/subjects.js';
+import { JOURNAL_STREAM, pactIdOfJournalSubject } from '../actors/subjects.js';
+import { JournalFollower, type JournalMessage } from './journal-follower.js';
+import { PositionWaiters } from './position-waiters.js';
 import type { Pact } from '../machines/pact/types.js';
 import type { Head, PactRecord, ReadModel } from './read-model.js';
 
@@ -21,17 +22,13 @@ export interface Committed {
  * journal message (anyone's, in stream order).
  */
 type Arrival = { committed: Committed } | { recovered: PactRecord } | JournalMessage;
-type JournalMessage = { seq: number; subject: string; data: Uint8Array };
 /** The record a commit or a recovery brings. */
 const recordOf = (arrival: Exclude<Arrival, JournalMessage>) => ('committed' in arrival ? arrival.committed.record : arrival.recovered);
 /** A pact whose written record reaches `seq`. */
 type Settled = { pactId: string; seq: number };
 
-const DAY_NS = 86_400 * 1e9;
 const RETRY_MS = 1_000;
 const RECENT_RECORDS = 1_024;
-/** How often, with nothing delivered, the projector asks whether the journal grew past what it got. */
-const TAIL_CHECK_MS = 2_000;
 
 /**
  * Keeps the read model: each pact's newest record, written in batches. Two ways in:
@@ -46,9 +43,7 @@ const TAIL_CHECK_MS = 2_000;
  * not hold that yet (another host wrote it), the commit waits for the journal to bring both in order.
  */
 export class Projector {
-  private position = 0;
-  private messages: ConsumerMessages | undefined;
-  private readonly waiters: { seq: number; resolve: () => void }[] = [];
+  private readonly positions = new PositionWaiters();
   private readonly listeners: Listener[] = [];
   private arrivals: Arrival[] = [];
   /** Arrivals taken and written so far: a reader that must see everything arrived waits on these. */
@@ -61,29 +56,22 @@ export class Projector {
   private unreplayable = new Set<string>();
   /** Found unreplayable since the last batch; written with the next. */
   private newlyUnreplayable: string[] = [];
-  /** The last journal sequence handed to the write loop, and when. */
-  private lastArrived = 0;
-  private lastArrivedAt = Date.now();
-  /** Journal messages are taken one at a time, so that a gap is filled before what follows it. */
-  private following: Promise<void> = Promise.resolve();
-  private tailChecker: NodeJS.Timeout | undefined;
+  private readonly follower: JournalFollower;
   private writing: Promise<void> | undefined;
   private stopped = false;
 
-  private readonly consumerName: string;
-
   /** `nodeId` names this node's consumer: every node keeps its own read model. */
   constructor(
-    private readonly nats: Nats,
+    nats: Nats,
     private readonly readModel: ReadModel,
     nodeId: string,
   ) {
-    this.consumerName = `projector-${nodeId}`;
+    this.follower = new JournalFollower(nats, JOURNAL_STREAM, `projector-${nodeId}`, (message) => this.arrive(message));
   }
 
   /** The journal position up to which every entry is in the read model. */
   get reachedSeq(): number {
-    return this.position;
+    return this.positions.reachedSeq;
   }
 
   onEntry(listener: Listener): void {
@@ -95,82 +83,26 @@ export class Projector {
    * journal that far) and all of them replayed (a pact with an entry the machine refuses never counts).
    */
   vouchesFor(pactId: string, seq: number): boolean {
-    return this.position >= seq && !this.unreplayable.has(pactId);
+    return this.positions.reachedSeq >= seq && !this.unreplayable.has(pactId);
   }
 
   /**
-   * Catches up with everything journaled so far, then keeps following. The consumer is a durable one
-   * (replicated with the stream, so it outlives a NATS node), made anew at each start from the read
-   * model's own position; the position lives in LevelDB, so no acks are needed. A message the consumer
-   * never delivers (in flight when a connection dropped) is not skipped: the journal's sequences have no
-   * holes, so a gap, or a journal that grew while nothing came, is filled by reading those messages.
+   * Catches up with everything journaled so far, then keeps following, from the read model's own position
+   * (kept in LevelDB, so the follower needs no acks).
    */
   async start(): Promise<void> {
-    this.position = await this.readModel.checkpoint();
-    this.lastArrived = this.position;
+    const position = await this.readModel.checkpoint();
+    this.positions.reach(position);
     this.unreplayable = await this.readModel.unreplayablePacts();
-    const target = (await this.nats.jsm.streams.info(JOURNAL_STREAM)).state.last_seq;
-    await this.nats.jsm.consumers.delete(JOURNAL_STREAM, this.consumerName).catch(() => undefined);
-    await this.nats.jsm.consumers.add(JOURNAL_STREAM, {
-      durable_name: this.consumerName,
-      filter_subject: JOURNAL_WILDCARD,
-      ack_policy: AckPolicy.None,
-      deliver_policy: DeliverPolicy.StartSequence,
-      opt_start_seq: this.position + 1,
-      inactive_threshold: DAY_NS, // a node that never comes back leaves no consumer behind
-    });
-    const consumer = await this.nats.js.consumers.get(JOURNAL_STREAM, this.consumerName);
-    this.messages = await consumer.consume(PULL);
-    void (async () => {
-      for await (const message of this.messages!) {
-        await this.follow(() => this.fromJournal({ seq: message.seq, subject: message.subject, data: message.data }));
-      }
-    })();
-    this.tailChecker = setInterval(() => void this.follow(() => this.checkTail()), TAIL_CHECK_MS);
+    const target = await this.follower.start(position);
     await this.reached(target);
   }
 
   /** Stops following the journal; the batch being written is finished (what is not, the journal brings back). */
   async stop(): Promise<void> {
-    clearInterval(this.tailChecker);
-    await this.messages?.close();
+    await this.follower.stop();
     this.stopped = true;
     await this.writing;
-  }
-
-  private follow(step: () => Promise<void>): Promise<void> {
-    this.following = this.following.then(step).catch((error) => console.error('projector could not read the journal:', String(error)));
-    return this.following;
-  }
-
-  private async fromJournal(message: JournalMessage): Promise<void> {
-    if (message.seq <= this.lastArrived) return;
-    if (message.seq > this.lastArrived + 1) await this.fillTo(message.seq - 1);
-    this.arriveFromJournal(message);
-  }
-
-  /** Reads the journal messages after the last one that arrived, up to `seq` (a sequence with none is passed). */
-  private async fillTo(seq: number): Promise<void> {
-    console.error(`projector reads journal messages ${this.lastArrived + 1}..${seq}, which its consumer did not deliver`);
-    while (this.lastArrived < seq && !this.stopped) {
-      const next = this.lastArrived + 1;
-      const message = await journalMessage(this.nats.jsm, { seq: next });
-      if (message) this.arriveFromJournal({ seq: next, subject: message.subject, data: message.data });
-      else this.lastArrived = next;
-    }
-  }
-
-  /** Nothing delivered for a while, yet the journal is longer than what arrived: fetch the rest. */
-  private async checkTail(): Promise<void> {
-    if (Date.now() - this.lastArrivedAt < TAIL_CHECK_MS) return;
-    const last = (await this.nats.jsm.streams.info(JOURNAL_STREAM)).state.last_seq;
-    if (last > this.lastArrived) await this.fillTo(last);
-  }
-
-  private arriveFromJournal(message: JournalMessage): void {
-    this.lastArrived = message.seq;
-    this.lastArrivedAt = Date.now();
-    this.arrive(message);
   }
 
   /** Takes what this node's host appended: readable at once, written with the next batch. */
@@ -193,18 +125,7 @@ export class Projector {
    * then a lagging read model delays answers but never blocks them.
    */
   reached(seq: number, timeoutMs?: number): Promise<void> {
-    if (seq <= this.position) return Promise.resolve();
-    return new Promise((resolve) => {
-      const waiter = { seq, resolve: () => (clearTimeout(timer), resolve()) };
-      const timer =
-        timeoutMs === undefined
-          ? undefined
-          : setTimeout(() => {
-              this.waiters.splice(this.waiters.indexOf(waiter), 1);
-              resolve();
-            }, timeoutMs);
-      this.waiters.push(waiter);
-    });
+    return this.positions.reached(seq, timeoutMs);
   }
 
   /**
@@ -254,7 +175,7 @@ export class Projector {
         await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
         continue;
       }
-      this.position = position;
+      this.positions.reach(position);
       this.writtenCount += batch.length;
       for (const record of records) this.remember(record);
       for (const { pactId, seq } of settled) this.readModel.settle(pactId, seq); // now on disk
@@ -272,7 +193,7 @@ export class Projector {
     const settled: Settled[] = [];
     const heads = await this.headsOf(batch);
     const headSeq = (pactId: string) => latest.get(pactId)?.seq ?? heads.get(pactId)?.seq ?? 0;
-    let position = this.position;
+    let position = this.positions.reachedSeq;
     for (const arrival of batch) {
       if (!('seq' in arrival)) {
         const record = recordOf(arrival);
@@ -349,13 +270,6 @@ export class Projector {
     for (let i = this.drainWaiters.length - 1; i >= 0; i--) {
       if (this.drainWaiters[i]!.count > this.writtenCount) continue;
       this.drainWaiters.splice(i, 1)[0]!.resolve();
-    }
-    for (let i = this.waiters.length - 1; i >= 0; i--) {
-      const waiter = this.waiters[i]!;
-      if (waiter.seq <= this.position) {
-        this.waiters.splice(i, 1);
-        waiter.resolve();
-      }
     }
   }
 }

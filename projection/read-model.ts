@@ -3,6 +3,7 @@ import { PACT_STATES, type Outcome, type Pact, type PactState } from '../machine
 import { currentDeadline } from '../machines/pact/rules.js';
 import type { JsonLevel } from '../storage/level.js';
 import { ResponseCache } from './response-cache.js';
+import { pad, pageByTime } from './time-pages.js';
 
 /** Where a pact's record stands in the journal: its last entry's stream sequence and latest command ids. */
 export interface Head {
@@ -77,10 +78,8 @@ export interface ListPage {
   nextSince: number | null;
 }
 
-const SCAN_LIMIT = 5_000;
 /** The stored layout; a read model of another is rebuilt from the journal (`open`). */
 const LAYOUT = 2;
-const pad = (ms: number) => String(ms).padStart(15, '0');
 
 /** Index prefixes, most selective first. */
 function indexPrefixes(pact: PactSummary): string[] {
@@ -281,11 +280,8 @@ export class ReadModel {
   }
 
   /**
-   * Pacts matching every filter, oldest update first. A page never splits a millisecond: it may hold more
-   * than `limit` pacts when several share the last one's, so paging by `since` never skips one. Work is
-   * bounded: after SCAN_LIMIT index entries the page ends before the millisecond it reached, unless that
-   * would end it before any progress (everything scanned shares the first millisecond): then it goes on to
-   * the end of that millisecond, so that following `nextSince` always gets further.
+   * Pacts matching every filter, oldest update first, read from the most selective index (paged as
+   * `pageByTime` says).
    */
   async list(filter: ListFilter): Promise<ListPage> {
     const prefix = filter.groupId !== undefined
@@ -295,22 +291,13 @@ export class ReadModel {
         : filter.state !== undefined
           ? `state!${filter.state}!`
           : 'all!';
-    const start = filter.since !== undefined ? `${prefix}${pad(filter.since)}!\uffff` : prefix;
-    const pacts: { at: number; pact: PactSummary }[] = [];
-    let scanned = 0;
-    let firstAt: number | undefined;
-    for await (const [key, id] of this.index.iterator({ gt: start, lt: `${prefix}\uffff` })) {
-      const at = Number(key.slice(prefix.length, prefix.length + 15));
-      const lastAt = pacts.at(-1)?.at;
-      if (pacts.length >= filter.limit && at !== lastAt) return { pacts: pacts.map((p) => p.pact), nextSince: lastAt! };
-      firstAt ??= at;
-      if (++scanned > SCAN_LIMIT && at > firstAt) {
-        return { pacts: pacts.filter((p) => p.at < at).map((p) => p.pact), nextSince: at - 1 };
-      }
-      const pact = await this.summaries.get(id);
-      if (pact && matchesAll(pact, filter)) pacts.push({ at, pact });
-    }
-    return { pacts: pacts.map((p) => p.pact), nextSince: null };
+    const page = await pageByTime<PactSummary>(
+      { entries: (range) => this.index.iterator(range), load: (id) => this.summaries.get(id), matches: (pact) => matchesAll(pact, filter) },
+      prefix,
+      filter.since,
+      filter.limit,
+    );
+    return { pacts: page.items, nextSince: page.nextSince };
   }
 }
 

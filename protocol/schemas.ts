@@ -39,6 +39,19 @@ const shares = {
 
 const window = { type: 'integer', minimum: 1, maximum: 365 * DAY_MS } as const;
 
+const terms = {
+  type: 'object',
+  required: ['spec'],
+  properties: { spec: { type: 'string', minLength: 1, maxLength: 65_536 } },
+} as const;
+const windows = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { fund: window, perform: window, object: window },
+} as const;
+/** `evaluator: {}` is accepted (DECISIONS.md); anything in it is refused before the schema runs. */
+const emptyEvaluator = { type: 'object', maxProperties: 0 } as const;
+
 const pactSpec = {
   type: 'object',
   required: ['rail', 'parties', 'terms', 'minParties'],
@@ -57,17 +70,9 @@ const pactSpec = {
       },
     },
     proposer: partyId,
-    terms: {
-      type: 'object',
-      required: ['spec'],
-      properties: { spec: { type: 'string', minLength: 1, maxLength: 65_536 } },
-    },
+    terms,
     minParties: { type: 'integer', minimum: 1, maximum: 64 },
-    windows: {
-      type: 'object',
-      additionalProperties: false,
-      properties: { fund: window, perform: window, object: window },
-    },
+    windows,
     groupId,
     evaluator: { type: 'object' },
   },
@@ -119,6 +124,12 @@ const calls = {
     additionalProperties: false,
     properties: { reason: { type: 'string', minLength: 1, maxLength: 4_096 } },
   },
+  'offers.accept': {
+    type: 'object',
+    required: ['acceptanceId'],
+    additionalProperties: false,
+    properties: { acceptanceId: { type: 'string', pattern: '^[A-Za-z0-9_.:-]{1,128}$' } },
+  },
   'pacts.cancel': {
     type: 'object',
     required: ['expiresAt', 'sigs'],
@@ -140,10 +151,12 @@ const calls = {
   },
 } as const;
 
-export type PactAction = keyof typeof calls;
+/** The actions of SignedCalls a route takes; every one but `offers.accept` is a pact's. */
+export type SignedAction = keyof typeof calls;
+export type PactAction = Exclude<SignedAction, 'offers.accept'>;
 
 /** A SignedCall whose `call` has the shape of `action`. A wrong `action` is a 401, checked after this. */
-export function signedCallSchema(action: PactAction) {
+export function signedCallSchema(action: SignedAction) {
   return {
     type: 'object',
     required: ['action', 'call', 'pactId', 'stateNonce', 'issuedAt', 'signer', 'sig'],
@@ -205,4 +218,58 @@ export const paidPayoutsSchema = {
     additionalProperties: false,
     properties: { key: { type: 'string', minLength: 1, maxLength: 256 }, railRef: { type: 'string', minLength: 1, maxLength: 256 } },
   },
+} as const;
+
+/** A tag: no whitespace, and neither `,` (tags are comma-joined in a query) nor `!` (the indexes' separator). */
+const tag = { type: 'string', pattern: '^[^\\s,!]{1,64}$' } as const;
+export const MAX_OFFER_TEXT = 4_096;
+
+const offerTemplate = {
+  type: 'object',
+  required: ['rail', 'price', 'buyerBond', 'sellerBond', 'terms'],
+  additionalProperties: false,
+  properties: { rail: { type: 'string', enum: RAILS }, price: money, buyerBond: money, sellerBond: money, terms, windows, evaluator: emptyEvaluator },
+} as const;
+
+/** `POST /offers`: the self-signed offer (DECISIONS.md, Offers). */
+export const offerSchema = {
+  type: 'object',
+  required: ['by', 'tags', 'text', 'expiresAt', 'sig'],
+  additionalProperties: false,
+  properties: {
+    by: partyId,
+    tags: { type: 'array', maxItems: 32, items: tag },
+    text: { type: 'string', minLength: 1, maxLength: MAX_OFFER_TEXT },
+    expiresAt: millis,
+    pactId: { type: 'string', pattern: '^p_[0-9a-f]{32}$' },
+    template: offerTemplate,
+    inventory: { type: 'integer', minimum: 1, maximum: 10_000 },
+    evaluator: emptyEvaluator,
+    sig,
+  },
+} as const;
+
+/** Fields no offer or template may carry: the evaluator policy and the fee recipient are the server's. */
+export const SERVER_OWNED_FIELDS = ['evaluator', 'arbitrationFeeRecipient'] as const;
+
+const offerFilters = {
+  tags: { type: 'string', maxLength: 1_024 },
+  q: { type: 'string', maxLength: 256 },
+  by: partyId,
+  since: { type: 'string', pattern: '^(0|[1-9][0-9]{0,15})$' },
+  limit: { type: 'string', pattern: '^[1-9][0-9]{0,2}$' },
+} as const;
+
+export const offerSearchQuery = { type: 'object', additionalProperties: false, properties: offerFilters } as const;
+
+export const offerWatchQuery = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { ...offerFilters, timeoutMs: { type: 'string', pattern: '^(0|[1-9][0-9]{0,4})$' } },
+} as const;
+
+export const offerIdParams = {
+  type: 'object',
+  required: ['offerId'],
+  properties: { offerId: { type: 'string', maxLength: 64 } },
 } as const;

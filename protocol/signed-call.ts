@@ -2,7 +2,7 @@ import type { PartyId } from './party.js';
 
 export const ACTIONS = [
   'pacts.create', 'pacts.fund', 'pacts.withdraw', 'pacts.propose', 'pacts.cosign', 'pacts.object',
-  'pacts.cancel', 'rails.bindAddress', 'access.request', 'access.verify', 'access.admin',
+  'pacts.cancel', 'offers.accept', 'rails.bindAddress', 'access.request', 'access.verify', 'access.admin',
 ] as const;
 export type Action = (typeof ACTIONS)[number];
 

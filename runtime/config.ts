@@ -26,6 +26,8 @@ export interface Config {
   verifyThreads: number;
   /** PACT_READ_CACHE_BYTES: `GET /pacts/:id` bodies kept in memory. */
   readCacheBytes: number;
+  /** PACT_OFFER_WATCHERS: `GET /offers/watch` long polls that may wait at once on this node. */
+  offerWatchers: number;
   mockDefaultBalance: bigint;
   commandTimeoutMs: number;
   http: HttpLimits;
@@ -70,6 +72,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     actorIdleMs: integer('PACT_ACTOR_IDLE_MS', 60_000, env),
     verifyThreads: integer('PACT_VERIFY_THREADS', availableParallelism() > 1 ? 1 : 0, env),
     readCacheBytes: integer('PACT_READ_CACHE_BYTES', 32 * 2 ** 20, env),
+    offerWatchers: integer('PACT_OFFER_WATCHERS', 10_000, env),
     mockDefaultBalance: BigInt(integer('PACT_MOCK_DEFAULT_BALANCE', 1_000_000_000, env)),
     commandTimeoutMs: integer('PACT_COMMAND_TIMEOUT_MS', 10_000, env),
     rateLimits: {

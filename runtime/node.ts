@@ -12,6 +12,16 @@ import { PayoutWorker } from '../actors/payout-worker.js';
 import type { ActorRecords } from '../actors/pact-actor.js';
 import { partitionOf } from '../actors/subjects.js';
 import { Reconciler } from '../actors/reconciler.js';
+import { AcceptanceReconciler } from '../actors/acceptance-reconciler.js';
+import { OfferDesk } from '../actors/offer-desk.js';
+import { OfferJournal } from '../actors/offer-journal.js';
+import { OfferWatchers } from '../gateway/offer-watchers.js';
+import { OfferProjector } from '../projection/offer-projector.js';
+import { OfferReadModel } from '../projection/offer-read-model.js';
+import type { Pact } from '../machines/pact/types.js';
+import type { JsonLevel } from '../storage/level.js';
+import type { RoleConnections } from '../actors/nats.js';
+import type { Clock } from './clock.js';
 import { LinkTokens } from '../blobs/link-tokens.js';
 import { LocalBlobStore } from '../blobs/local-blob-store.js';
 import { PactBlobs } from '../blobs/pact-blobs.js';
@@ -76,7 +86,46 @@ function selfUrl(listening: string, address: AddressInfo): string {
   return `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
 }
 
-/** Every role in one process: gateway, actor host, projector, keeper, payout worker. */
+/**
+ * The offers registry of this node: its desk (the offers' writer here), read model and projector, the
+ * watchers its projector wakes, the reconciler of unfinished acceptances and the sweep of expired offers.
+ */
+function startOffers(
+  config: Config,
+  parts: { nats: RoleConnections; level: JsonLevel; nodeId: string; host: ActorHost; clock: Clock; rails: ReadonlyMap<string, Rail>; pactOf: (pactId: string) => Promise<Pact | undefined> },
+) {
+  const { nats, level, nodeId, host, clock } = parts;
+  const readModel = new OfferReadModel(level);
+  const projector = new OfferProjector(nats.reader, readModel, nodeId);
+  // An accepted offer's pact goes to its host as an actor host sends it: NATS lets only hosts send `accepted`.
+  const hostBus = new CommandBus(nats.host, config.partitions, config.commandTimeoutMs);
+  const desk = new OfferDesk({
+    journal: new OfferJournal(nats.host.js, nats.host.jsm),
+    records: readModel,
+    pact: parts.pactOf,
+    rails: new Set(parts.rails.keys()),
+    sender: new LocalFirstSender(host, hostBus, config.partitions, config.commandTimeoutMs),
+    clock,
+    maxActors: config.maxActors,
+  });
+  const watchers = new OfferWatchers((filter) => readModel.search(filter), clock, config.offerWatchers);
+  projector.onPublished((offer) => watchers.notice(offer));
+  const acceptances = new AcceptanceReconciler(readModel, parts.pactOf, desk, clock);
+  const sweep = () => void readModel.sweepExpired(clock.now()).catch((error) => console.error('sweeping expired offers failed:', error));
+  sweep();
+  const sweeper = setInterval(sweep, 60_000).unref();
+  return {
+    desk, readModel, projector, watchers, acceptances,
+    async stop() {
+      clearInterval(sweeper);
+      acceptances.stop();
+      await projector.stop();
+      hostBus.close();
+    },
+  };
+}
+
+/** Every role in one process: gateway, actor host, projector, keeper, payout worker, offers. */
 export async function startPactNode(config: Config): Promise<PactNode> {
   mkdirSync(config.dataDir, { recursive: true });
   const natsServer = await natsEndpoint(config);
@@ -156,13 +205,17 @@ async function startRoles(config: Config, natsServer: NatsEndpoint): Promise<Pac
     keeper.track(pact);
     payoutWorker.notice(pact);
   });
-  // The read model catches up before the host takes partitions: actors come back from its records.
+  const offers = startOffers(config, { nats, level, nodeId, host, clock, rails, pactOf: (pactId) => readModel.get(pactId) });
+  // The read models catch up before the host takes partitions: actors come back from their records.
   await projector.start();
+  await offers.projector.start();
   await host.start();
   await payoutWorker.start();
   const reconciler = new Reconciler(rails, (pactId) => readModel.get(pactId));
   await reconciler.run();
   reconciler.start(60_000);
+  await offers.acceptances.run();
+  offers.acceptances.start(60_000);
 
   const internalToken = randomBytes(32).toString('hex');
   const selfAddress = () => config.evaluator.serviceUrl ?? selfUrl(config.host, app.server.address() as AddressInfo);
@@ -178,8 +231,8 @@ async function startRoles(config: Config, natsServer: NatsEndpoint): Promise<Pac
   }, judge);
 
   const app = await buildGateway({
-    bus, readModel, projector, clock, http: config.http, rateLimits: config.rateLimits, natsConnections: connectionsOf(nats), blobs, internalToken, version: VERSION, rails, policy, serverParty, payoutWorker, host,
-    testHooks: config.testHooks ? { clock, keeper, reconciler, projector, mockRail, evaluator, evaluatorConfig: config.evaluator, dataDir: config.dataDir } : undefined,
+    bus, readModel, projector, offers, clock, http: config.http, rateLimits: config.rateLimits, natsConnections: connectionsOf(nats), blobs, internalToken, version: VERSION, rails, policy, serverParty, payoutWorker, host,
+    testHooks: config.testHooks ? { clock, keeper, reconciler, acceptances: offers.acceptances, projector, mockRail, evaluator, evaluatorConfig: config.evaluator, dataDir: config.dataDir } : undefined,
   });
   await app.listen({ port: config.port, host: config.host });
   const { port } = app.server.address() as { port: number }; // PACT_PORT=0 picks a free port
@@ -196,6 +249,7 @@ async function startRoles(config: Config, natsServer: NatsEndpoint): Promise<Pac
       clearInterval(linkSweeper);
       reconciler.stop();
       payoutWorker.stop();
+      await offers.stop();
       await host.stop();
       await verifier.close();
       await projector.stop();

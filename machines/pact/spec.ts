@@ -54,6 +54,7 @@ export function newPact(input: {
   at: number;
   policy: ServerPolicy;
   escrowAccount: string;
+  sourceOffer?: Pact['sourceOffer'];
 }): Pact {
   const { spec, at } = input;
   const windows: Windows = { ...DEFAULT_WINDOWS, ...spec.windows };
@@ -101,6 +102,6 @@ export function newPact(input: {
     evaluator: input.policy.evaluator,
     arbitrationFeeRecipient: input.policy.arbitrationFeeRecipient,
     escrowAccount: input.escrowAccount,
-    sourceOffer: null,
+    sourceOffer: input.sourceOffer ?? null,
   };
 }

@@ -1,0 +1,59 @@
+import type { Pact } from '../machines/pact/types.js';
+import type { OfferReadModel } from '../projection/offer-read-model.js';
+import type { Clock } from '../runtime/clock.js';
+import type { OfferDesk } from './offer-desk.js';
+
+/** How long an acceptance may wait for its pact before the reconciler creates it: its own request does first. */
+const GRACE_MS = 30_000;
+
+/**
+ * Finishes acceptances whose pact was never created: the offer's journal took the acceptance, and the
+ * process died (or the pact's host did not answer) before the pact was. Creating a pact is idempotent by
+ * its id, so a reconciler on every node, and the accepter's own retry, may all try; one pact results.
+ */
+export class AcceptanceReconciler {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<number> | undefined;
+
+  constructor(
+    private readonly offers: OfferReadModel,
+    private readonly pactOf: (pactId: string) => Promise<Pact | undefined>,
+    private readonly desk: OfferDesk,
+    private readonly clock: Clock,
+  ) {}
+
+  start(intervalMs: number): void {
+    this.timer = setInterval(() => void this.run().catch((error) => console.error('finishing acceptances failed:', error)), intervalMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  /** One pass; resolves to the number of pacts it created. */
+  run(): Promise<number> {
+    this.running ??= this.pass().finally(() => (this.running = undefined));
+    return this.running;
+  }
+
+  private async pass(): Promise<number> {
+    let created = 0;
+    for await (const acceptance of this.offers.unfinishedAcceptances()) {
+      if (await this.pactOf(acceptance.pactId)) {
+        await this.offers.finished(acceptance.pactId);
+        continue;
+      }
+      const offer = this.clock.now() - acceptance.at >= GRACE_MS ? await this.offers.get(acceptance.offerId) : undefined;
+      if (!offer) continue;
+      const reply = await this.desk.createPact(acceptance.pactId, offer, acceptance.envelope);
+      if (!reply.ok) {
+        console.error(`the pact of acceptance ${acceptance.pactId} could not be created; next pass tries again:`, reply.error.message);
+        continue;
+      }
+      created++;
+      await this.offers.finished(acceptance.pactId);
+    }
+    return created;
+  }
+}

@@ -1,0 +1,74 @@
+import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
+import { afterAcceptance, publishedOffer } from '../machines/offer/evolve.js';
+import { offerIdOf } from '../machines/offer/rules.js';
+import type { AcceptCall, Offer, OfferEvent } from '../machines/offer/types.js';
+import { JournalReplayError } from './replay.js';
+import { StreamJournal } from './stream-journal.js';
+import { OFFER_STREAM, offerSubject } from './subjects.js';
+
+/**
+ * One entry of an offer's journal: its publication (nonce 0, the signed offer inside the event) or one
+ * acceptance (with the accepter's signed call). Anyone can re-verify an offer and its acceptances from it.
+ */
+export interface OfferEntry {
+  offerId: string;
+  /** Entries of the offer before this one. */
+  nonce: number;
+  event: OfferEvent;
+  envelope?: AcceptCall;
+}
+
+const decoder = new TextDecoder();
+
+/** The entry in a message on `subject`; undefined for a message that is not an entry of that subject's offer. */
+export function decodeOfferEntry(data: Uint8Array, subject: string): OfferEntry | undefined {
+  let value: Partial<OfferEntry>;
+  try {
+    value = JSON.parse(decoder.decode(data)) as Partial<OfferEntry>;
+  } catch {
+    return undefined;
+  }
+  const wellShaped =
+    typeof value === 'object' && value !== null &&
+    typeof value.offerId === 'string' && offerSubject(value.offerId) === subject &&
+    Number.isSafeInteger(value.nonce) && value.nonce! >= 0 &&
+    typeof value.event === 'object' && value.event !== null && typeof value.event.at === 'number' &&
+    (value.event.type === 'published' || (value.event.type === 'accepted' && typeof value.envelope === 'object' && value.envelope !== null));
+  return wellShaped ? (value as OfferEntry) : undefined;
+}
+
+/** The offers' journal: a publication's message id is the offer's, an acceptance's names its pact. */
+export class OfferJournal extends StreamJournal<OfferEntry> {
+  constructor(js: JetStreamClient, jsm: JetStreamManager) {
+    super(js, jsm, {
+      stream: OFFER_STREAM,
+      subjectOf: offerSubject,
+      idOf: (entry) => entry.offerId,
+      messageIdOf: (entry) => `${entry.offerId}:${entry.event.type === 'accepted' ? entry.event.pactId : 'published'}`,
+      decode: decodeOfferEntry,
+    });
+  }
+}
+
+/**
+ * The offer after `entry`: its record for the publication, else the previous offer with the acceptance
+ * replayed through the machine. An entry that does not fit (a second publication, an acceptance past the
+ * inventory, another nonce) is a journal this code cannot trust: it throws rather than guess.
+ */
+export function applyOfferEntry(offer: Offer | undefined, entry: OfferEntry): Offer {
+  const at = `${entry.offerId} nonce ${entry.nonce}`;
+  const { event } = entry;
+  if (event.type === 'published') {
+    if (offer) throw new JournalReplayError(`${at}: a second publication`);
+    if (entry.nonce !== 0 || offerIdOf(event.offer) !== entry.offerId) throw new JournalReplayError(`${at}: not the offer's publication`);
+    return publishedOffer(entry.offerId, event.offer, event.at);
+  }
+  if (!offer) throw new JournalReplayError(`${at}: an acceptance before the publication`);
+  const next = afterAcceptance(offer, { signer: event.signer, acceptanceId: event.acceptanceId, pactId: event.pactId }, event.at);
+  if (!next) throw new JournalReplayError(`${at}: the machine refuses the acceptance`);
+  if (acceptancesOf(next) !== entry.nonce) throw new JournalReplayError(`${at}: replay reaches nonce ${acceptancesOf(next)}`);
+  return next;
+}
+
+/** How many acceptances an offer has taken: also its last entry's nonce. */
+export const acceptancesOf = (offer: Offer) => (offer.inventory ?? 1) - offer.remaining;

@@ -1,0 +1,83 @@
+import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
+import { JournalReplayError } from './replay.js';
+
+export interface Positioned<T> {
+  seq: number;
+  value: T;
+}
+
+export class ExpectedSequenceMismatch extends Error {}
+
+/** How one kind of entry lives in a journal stream: a subject per entity, a message id per entry. */
+export interface JournalLayout<E> {
+  stream: string;
+  subjectOf(id: string): string;
+  idOf(entry: E): string;
+  /** The message id: it names what the entry does, not only its position (see `append`). */
+  messageIdOf(entry: E): string;
+  /** The entry in a message on `subject`; undefined for anything else. */
+  decode(data: Uint8Array, subject: string): E | undefined;
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * A journal on JetStream: the source of truth of one kind of entity. One subject per entity; appends are
+ * compare-and-set on the entity's last subject sequence, so two writers can never both write.
+ */
+export class StreamJournal<E> {
+  constructor(
+    private readonly js: JetStreamClient,
+    private readonly jsm: JetStreamManager,
+    private readonly layout: JournalLayout<E>,
+  ) {}
+
+  /**
+   * Appends `entry` only if the entity's last journal sequence is still `expectedLastSeq` (0: no entry
+   * yet). Resolves to the stream sequence.
+   *
+   * JetStream checks duplicates before the expected sequence, so a message id shared by two different
+   * entries would let the second pass unwritten: the id names what the entry does. A duplicate (this very
+   * entry, appended by an attempt whose answer was lost) is reported as a mismatch too: the caller then
+   * reads what the journal holds instead of trusting its own copy.
+   */
+  async append(entry: E, expectedLastSeq: number): Promise<number> {
+    const { stream, subjectOf, idOf, messageIdOf } = this.layout;
+    let ack;
+    try {
+      ack = await this.js.publish(subjectOf(idOf(entry)), encoder.encode(JSON.stringify(entry)), {
+        msgID: messageIdOf(entry),
+        expect: { lastSubjectSequence: expectedLastSeq, streamName: stream },
+      });
+    } catch (error) {
+      if (/wrong last sequence/i.test(String(error))) throw new ExpectedSequenceMismatch(String(error));
+      throw error;
+    }
+    if (ack.duplicate) throw new ExpectedSequenceMismatch(`entry ${messageIdOf(entry)} was appended before`);
+    return ack.seq;
+  }
+
+  /** Entries of one entity after stream sequence `afterSeq`, in order. */
+  async entriesAfter(id: string, afterSeq: number): Promise<Positioned<E>[]> {
+    const entries: Positioned<E>[] = [];
+    let seq = afterSeq + 1;
+    for (;;) {
+      const message = await streamMessage(this.jsm, this.layout.stream, { seq, next_by_subj: this.layout.subjectOf(id) });
+      if (!message) return entries;
+      const value = this.layout.decode(message.data, message.subject);
+      if (!value) throw new JournalReplayError(`journal message ${message.seq} of ${id} is not an entry`);
+      entries.push({ seq: message.seq, value });
+      seq = message.seq + 1;
+    }
+  }
+}
+
+/** A stream's message by sequence (or the next of a subject from it); undefined when there is none. */
+export async function streamMessage(jsm: JetStreamManager, stream: string, query: { seq: number; next_by_subj?: string }) {
+  try {
+    return await jsm.streams.getMessage(stream, query);
+  } catch (error) {
+    if (/no message found|10037/i.test(String(error))) return undefined;
+    throw error;
+  }
+}

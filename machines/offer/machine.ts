@@ -1,0 +1,32 @@
+import { assign, setup } from 'xstate';
+import type { Offer, OfferEvent } from './types.js';
+
+/**
+ * The offer lifecycle. An offer is published OPEN; each acceptance takes one unit of its inventory, and the
+ * acceptance of the last unit leaves it SOLD_OUT. Pure: the event carries its time; expiry is checked by
+ * `decide.ts` against the command's time, since nothing happens to an offer when it expires.
+ */
+export const offerMachine = setup({
+  types: { context: {} as Offer, events: {} as OfferEvent, input: {} as Offer },
+  guards: {
+    lastUnit: ({ context }) => context.remaining === 1,
+  },
+  actions: {
+    takeUnit: assign(({ context }) => ({ remaining: context.remaining - 1 })),
+  },
+}).createMachine({
+  id: 'offer',
+  context: ({ input }) => input,
+  initial: 'OPEN',
+  states: {
+    OPEN: {
+      on: {
+        accepted: [
+          { guard: 'lastUnit', target: 'SOLD_OUT', actions: 'takeUnit' },
+          { actions: 'takeUnit' },
+        ],
+      },
+    },
+    SOLD_OUT: {},
+  },
+});

@@ -1,0 +1,57 @@
+import type { Money } from '../../protocol/money.js';
+import type { PartyId } from '../../protocol/party.js';
+import type { SignedCall } from '../../protocol/signed-call.js';
+import type { RailName, Windows } from '../pact/types.js';
+
+/** What an offer's accepter gets: a pact with these terms, the accepter paying `price` as the buyer. */
+export interface OfferTemplate {
+  rail: RailName;
+  price: Money;
+  buyerBond: Money;
+  sellerBond: Money;
+  terms: { spec: string } & Record<string, unknown>;
+  windows?: Partial<Windows>;
+}
+
+/** `POST /offers` as the publisher signs it: `sig` covers every other field, exactly as sent. */
+export interface SignedOffer {
+  by: PartyId;
+  tags: string[];
+  text: string;
+  expiresAt: number;
+  /** Exactly one of `pactId` (an existing pact to join by funding) and `template` (a pact per acceptance). */
+  pactId?: string;
+  template?: OfferTemplate;
+  /** How many acceptances the template offer takes; 1 when left out. */
+  inventory?: number;
+  sig: string;
+}
+
+/**
+ * An offer as the service keeps and shows it: the signed fields as sent, plus its id, when it was published
+ * and how many acceptances it still takes. Expiry is a matter of time, not of state: an offer past
+ * `expiresAt` is refused and hidden, whatever its state says.
+ */
+export type Offer = SignedOffer & {
+  offerId: string;
+  publishedAt: number;
+  remaining: number;
+  state: OfferState;
+};
+
+export const OFFER_STATES = ['OPEN', 'SOLD_OUT'] as const;
+export type OfferState = (typeof OFFER_STATES)[number];
+
+/** One acceptance: who accepted, under which id of theirs, and the pact it leads to. */
+export interface Acceptance {
+  signer: PartyId;
+  acceptanceId: string;
+  pactId: string;
+}
+
+export type OfferEvent =
+  | { type: 'published'; at: number; offer: SignedOffer }
+  | ({ type: 'accepted'; at: number } & Acceptance);
+
+/** `POST /offers/:offerId/accept` once its signature is checked. */
+export type AcceptCall = SignedCall<{ acceptanceId: string }>;

@@ -1,0 +1,99 @@
+import { AckPolicy, DeliverPolicy, type ConsumerMessages } from '@nats-io/jetstream';
+import { PULL, type Nats } from '../actors/nats.js';
+import { streamMessage } from '../actors/stream-journal.js';
+
+/** A journal message as a follower hands it on. */
+export type JournalMessage = { seq: number; subject: string; data: Uint8Array };
+
+const DAY_NS = 86_400 * 1e9;
+/** How often, with nothing delivered, the follower asks whether the journal grew past what it got. */
+const TAIL_CHECK_MS = 2_000;
+
+/**
+ * Hands every message of a journal stream on, in stream order, none skipped and none twice, from a given
+ * position. It reads through a durable consumer (replicated with the stream, so it outlives a NATS node),
+ * made anew at each start from the caller's own position, without acks. A message the consumer never
+ * delivers (in flight when a connection dropped) is not skipped: the journal's sequences have no holes, so
+ * a gap, or a journal that grew while nothing came, is filled by reading those messages by sequence.
+ */
+export class JournalFollower {
+  private messages: ConsumerMessages | undefined;
+  /** The last sequence handed on, and when. */
+  private lastArrived = 0;
+  private lastArrivedAt = Date.now();
+  /** Messages are taken one at a time, so that a gap is filled before what follows it. */
+  private following: Promise<void> = Promise.resolve();
+  private tailChecker: NodeJS.Timeout | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly nats: Nats,
+    private readonly stream: string,
+    private readonly consumerName: string,
+    private readonly deliver: (message: JournalMessage) => void,
+  ) {}
+
+  /** Follows the stream from the message after `position`; resolves to the stream's last sequence at the start. */
+  async start(position: number): Promise<number> {
+    this.lastArrived = position;
+    const target = (await this.nats.jsm.streams.info(this.stream)).state.last_seq;
+    await this.nats.jsm.consumers.delete(this.stream, this.consumerName).catch(() => undefined);
+    await this.nats.jsm.consumers.add(this.stream, {
+      durable_name: this.consumerName,
+      ack_policy: AckPolicy.None,
+      deliver_policy: DeliverPolicy.StartSequence,
+      opt_start_seq: position + 1,
+      inactive_threshold: DAY_NS, // a node that never comes back leaves no consumer behind
+    });
+    const consumer = await this.nats.js.consumers.get(this.stream, this.consumerName);
+    this.messages = await consumer.consume(PULL);
+    void (async () => {
+      for await (const message of this.messages!) {
+        await this.follow(() => this.fromConsumer({ seq: message.seq, subject: message.subject, data: message.data }));
+      }
+    })();
+    this.tailChecker = setInterval(() => void this.follow(() => this.checkTail()), TAIL_CHECK_MS);
+    return target;
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.tailChecker);
+    this.stopped = true;
+    await this.messages?.close();
+  }
+
+  private follow(step: () => Promise<void>): Promise<void> {
+    this.following = this.following.then(step).catch((error) => console.error(`${this.consumerName} could not read ${this.stream}:`, String(error)));
+    return this.following;
+  }
+
+  private async fromConsumer(message: JournalMessage): Promise<void> {
+    if (message.seq <= this.lastArrived) return;
+    if (message.seq > this.lastArrived + 1) await this.fillTo(message.seq - 1);
+    this.handOn(message);
+  }
+
+  /** Reads the messages after the last one handed on, up to `seq` (a sequence with none is passed). */
+  private async fillTo(seq: number): Promise<void> {
+    console.error(`${this.consumerName} reads ${this.stream} messages ${this.lastArrived + 1}..${seq}, which its consumer did not deliver`);
+    while (this.lastArrived < seq && !this.stopped) {
+      const next = this.lastArrived + 1;
+      const message = await streamMessage(this.nats.jsm, this.stream, { seq: next });
+      if (message) this.handOn({ seq: next, subject: message.subject, data: message.data });
+      else this.lastArrived = next;
+    }
+  }
+
+  /** Nothing delivered for a while, yet the journal is longer than what arrived: fetch the rest. */
+  private async checkTail(): Promise<void> {
+    if (Date.now() - this.lastArrivedAt < TAIL_CHECK_MS) return;
+    const last = (await this.nats.jsm.streams.info(this.stream)).state.last_seq;
+    if (last > this.lastArrived) await this.fillTo(last);
+  }
+
+  private handOn(message: JournalMessage): void {
+    this.lastArrived = message.seq;
+    this.lastArrivedAt = Date.now();
+    this.deliver(message);
+  }
+}

@@ -1,0 +1,108 @@
+import type { Nats } from '../actors/nats.js';
+import { applyOfferEntry, decodeOfferEntry } from '../actors/offer-journal.js';
+import { OFFER_STREAM } from '../actors/subjects.js';
+import type { Offer } from '../machines/offer/types.js';
+import { JournalFollower, type JournalMessage } from './journal-follower.js';
+import type { OfferReadModel, OfferRecord, UnfinishedAcceptance } from './offer-read-model.js';
+import { PositionWaiters } from './position-waiters.js';
+
+const RETRY_MS = 1_000;
+
+/**
+ * Keeps the offers' read model from their journal, in stream order and in batches. Every node keeps its
+ * own, so every node learns of an offer published anywhere: that is what wakes its watchers.
+ */
+export class OfferProjector {
+  private readonly follower: JournalFollower;
+  private readonly waiters = new PositionWaiters();
+  private readonly listeners: ((offer: Offer) => void)[] = [];
+  private arrivals: JournalMessage[] = [];
+  private writing: Promise<void> | undefined;
+  private stopped = false;
+
+  constructor(
+    nats: Nats,
+    private readonly readModel: OfferReadModel,
+    nodeId: string,
+  ) {
+    this.follower = new JournalFollower(nats, OFFER_STREAM, `offer-projector-${nodeId}`, (message) => this.arrive(message));
+  }
+
+  /** Told of each offer published, once its record is written here. */
+  onPublished(listener: (offer: Offer) => void): void {
+    this.listeners.push(listener);
+  }
+
+  /** Catches up with the offers' journal, then keeps following it. */
+  async start(): Promise<void> {
+    const position = await this.readModel.checkpoint();
+    this.waiters.reach(position);
+    await this.reached(await this.follower.start(position));
+  }
+
+  async stop(): Promise<void> {
+    await this.follower.stop();
+    this.stopped = true;
+    await this.writing;
+  }
+
+  /** Resolves once the read model holds journal position `seq`, or after `timeoutMs` when one is given. */
+  reached(seq: number, timeoutMs?: number): Promise<void> {
+    return this.waiters.reached(seq, timeoutMs);
+  }
+
+  private arrive(message: JournalMessage): void {
+    this.arrivals.push(message);
+    if (this.writing || this.stopped) return;
+    this.writing = this.writeArrivals().finally(() => (this.writing = undefined));
+  }
+
+  /** Writes what arrived while the previous batch was being written, as one batch; a failed write is tried again. */
+  private async writeArrivals(): Promise<void> {
+    while (this.arrivals.length > 0 && !this.stopped) {
+      const batch = this.arrivals;
+      this.arrivals = [];
+      let written: { records: OfferRecord[]; accepted: UnfinishedAcceptance[]; published: Offer[]; position: number };
+      try {
+        written = await this.recordsOf(batch);
+        await this.readModel.putAll(written.records, written.accepted, written.position);
+      } catch (error) {
+        console.error('offer projector could not write; retrying in a second:', String(error));
+        this.arrivals = [...batch, ...this.arrivals];
+        await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
+        continue;
+      }
+      this.waiters.reach(written.position);
+      for (const offer of written.published) for (const listener of this.listeners) listener(offer);
+    }
+  }
+
+  /**
+   * The newest record of each offer the batch moves, the acceptances it records, and the offers it
+   * publishes. An entry that cannot be replayed is logged and left out (the offer keeps its last good record).
+   */
+  private async recordsOf(batch: JournalMessage[]) {
+    const latest = new Map<string, OfferRecord>();
+    const accepted: UnfinishedAcceptance[] = [];
+    const published: Offer[] = [];
+    for (const message of batch) {
+      const entry = decodeOfferEntry(message.data, message.subject);
+      if (!entry) {
+        console.error(`offer projector skips message ${message.seq}: not an entry of its subject’s offer`);
+        continue;
+      }
+      const previous = latest.get(entry.offerId) ?? (await this.readModel.record(entry.offerId));
+      if (previous && previous.seq >= message.seq) continue; // written before a restart
+      try {
+        const offer = applyOfferEntry(previous?.offer, entry);
+        latest.set(entry.offerId, { offer, seq: message.seq });
+        const { event } = entry;
+        if (event.type === 'published') published.push(offer);
+        else accepted.push({ pactId: event.pactId, offerId: entry.offerId, envelope: entry.envelope!, at: event.at });
+      } catch (error) {
+        console.error('offer projector skips an entry it cannot replay:', String(error));
+      }
+    }
+    return { records: [...latest.values()], accepted, published, position: batch.at(-1)!.seq };
+  }
+}

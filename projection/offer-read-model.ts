@@ -1,0 +1,171 @@
+import type { AbstractBatchOperation } from 'abstract-level';
+import { isExpired } from '../machines/offer/rules.js';
+import type { AcceptCall, Offer } from '../machines/offer/types.js';
+import type { JsonLevel } from '../storage/level.js';
+import { pad, pageByTime, timeKey, type TimePage } from './time-pages.js';
+
+/** An offer's record: the offer and the stream sequence of its last entry. */
+export interface OfferRecord {
+  offer: Offer;
+  seq: number;
+}
+
+/** An acceptance whose pact may not exist yet: what it takes to create that pact. */
+export interface UnfinishedAcceptance {
+  pactId: string;
+  offerId: string;
+  envelope: AcceptCall;
+  at: number;
+}
+
+export interface OfferFilter {
+  /** Every one must be among the offer's tags (case-insensitive). */
+  tags: string[];
+  /** Every one must be among the words of the offer's text (case-insensitive). */
+  words: string[];
+  by?: string;
+  /** Only offers published after this millisecond. */
+  since?: number;
+  limit: number;
+  /** Offers expired at this time are left out. */
+  now: number;
+}
+
+/** The words an offer's text is searched by: runs of letters and digits, in lower case. */
+export const wordsOf = (text: string): string[] => [...new Set(text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])];
+export const tagKeyOf = (tag: string) => tag.toLowerCase();
+
+/**
+ * Index prefixes of an offer that can still be accepted, most selective first: publisher, each tag, each
+ * word of its text, all. A sold-out offer has none; an expired one loses them to the sweep.
+ */
+function indexPrefixes(offer: Offer): string[] {
+  if (offer.state !== 'OPEN') return [];
+  return [
+    `by!${offer.by}!`,
+    ...[...new Set(offer.tags.map(tagKeyOf))].map((tag) => `tag!${tag}!`),
+    ...wordsOf(offer.text).map((word) => `word!${word}!`),
+    'all!',
+  ];
+}
+
+const indexKeys = (offer: Offer) => indexPrefixes(offer).map((prefix) => timeKey(prefix, offer.publishedAt, offer.offerId));
+const expiryKey = (offer: Offer) => `${pad(offer.expiresAt)}!${offer.offerId}`;
+
+/**
+ * The read model of offers in LevelDB, built only from the offers' journal: each offer's record, the
+ * acceptances it has recorded, indexes for search, and acceptances whose pact may not exist yet.
+ */
+export class OfferReadModel {
+  private readonly offers;
+  private readonly heads;
+  private readonly acceptances;
+  private readonly index;
+  private readonly expiries;
+  private readonly unfinished;
+  private readonly meta;
+
+  constructor(private readonly level: JsonLevel) {
+    this.offers = level.sublevel<string, Offer>('offers', { valueEncoding: 'json' });
+    this.heads = level.sublevel<string, number>('offer-heads', { valueEncoding: 'json' });
+    this.acceptances = level.sublevel<string, string>('offer-acceptances', { valueEncoding: 'utf8' });
+    this.index = level.sublevel<string, string>('offer-index', { valueEncoding: 'utf8' });
+    this.expiries = level.sublevel<string, string>('offer-expiries', { valueEncoding: 'utf8' });
+    this.unfinished = level.sublevel<string, UnfinishedAcceptance>('offer-unfinished', { valueEncoding: 'json' });
+    this.meta = level.sublevel<string, unknown>('offer-meta', { valueEncoding: 'json' });
+  }
+
+  async checkpoint(): Promise<number> {
+    return ((await this.meta.get('journalSeq')) as number | undefined) ?? 0;
+  }
+
+  async record(offerId: string): Promise<OfferRecord | undefined> {
+    const [offer, seq] = await Promise.all([this.offers.get(offerId), this.heads.get(offerId)]);
+    return offer === undefined || seq === undefined ? undefined : { offer, seq };
+  }
+
+  get(offerId: string): Promise<Offer | undefined> {
+    return this.offers.get(offerId);
+  }
+
+  /** Whether the offer's journal, as far as written here, holds an acceptance that makes `pactId`. */
+  async hasAcceptance(offerId: string, pactId: string): Promise<boolean> {
+    return (await this.acceptances.get(`${offerId}!${pactId}`)) !== undefined;
+  }
+
+  /**
+   * Stores each offer's newest record, moving its index entries, the acceptances `accepted` (each also
+   * unfinished until its pact is seen) and the journal position `seq`, in one batch.
+   */
+  async putAll(records: OfferRecord[], accepted: UnfinishedAcceptance[], seq: number): Promise<void> {
+    const ids = records.map((r) => r.offer.offerId);
+    const stored = await this.offers.getMany(ids);
+    const operations: AbstractBatchOperation<JsonLevel, string, unknown>[] = [];
+    records.forEach(({ offer, seq: head }, i) => {
+      const previous = stored[i];
+      if (previous) {
+        operations.push(...indexKeys(previous).map((key) => ({ type: 'del' as const, key, sublevel: this.index })));
+        operations.push({ type: 'del', key: expiryKey(previous), sublevel: this.expiries });
+      }
+      operations.push(...indexKeys(offer).map((key) => ({ type: 'put' as const, key, value: offer.offerId, sublevel: this.index })));
+      if (offer.state === 'OPEN') operations.push({ type: 'put', key: expiryKey(offer), value: '', sublevel: this.expiries });
+      operations.push({ type: 'put', key: offer.offerId, value: offer, sublevel: this.offers });
+      operations.push({ type: 'put', key: offer.offerId, value: head, sublevel: this.heads });
+    });
+    for (const acceptance of accepted) {
+      operations.push({ type: 'put', key: `${acceptance.offerId}!${acceptance.pactId}`, value: '', sublevel: this.acceptances });
+      operations.push({ type: 'put', key: acceptance.pactId, value: acceptance, sublevel: this.unfinished });
+    }
+    operations.push({ type: 'put', key: 'journalSeq', value: seq, sublevel: this.meta });
+    await this.level.batch(operations as never);
+  }
+
+  /** Open offers matching every filter, oldest first, from the most selective index the filter names. */
+  async search(filter: OfferFilter): Promise<TimePage<Offer>> {
+    const [tag] = filter.tags;
+    const [word] = filter.words;
+    const prefix = filter.by !== undefined ? `by!${filter.by}!` : tag !== undefined ? `tag!${tag}!` : word !== undefined ? `word!${word}!` : 'all!';
+    return pageByTime<Offer>(
+      { entries: (range) => this.index.iterator(range), load: (id) => this.offers.get(id), matches: (offer) => matchesAll(offer, filter) },
+      prefix,
+      filter.since,
+      filter.limit,
+    );
+  }
+
+  /** Takes offers expired by `now` out of the search indexes (their records stay); resolves to how many. */
+  async sweepExpired(now: number, batchSize = 1_000): Promise<number> {
+    let swept = 0;
+    for (;;) {
+      const keys = await this.expiries.keys({ lte: `${pad(now)}!\uffff`, limit: batchSize }).all();
+      if (keys.length === 0) return swept;
+      const offers = await this.offers.getMany(keys.map((key) => key.slice(16)));
+      const operations = keys.flatMap((key, i) => [
+        { type: 'del' as const, key, sublevel: this.expiries },
+        ...(offers[i] ? indexKeys(offers[i]!).map((indexKey) => ({ type: 'del' as const, key: indexKey, sublevel: this.index })) : []),
+      ]);
+      await this.level.batch(operations as never);
+      swept += keys.length;
+    }
+  }
+
+  /** Acceptances recorded here whose pact was not yet seen to exist. */
+  async *unfinishedAcceptances(): AsyncGenerator<UnfinishedAcceptance> {
+    yield* this.unfinished.values();
+  }
+
+  /** The pact of this acceptance exists: it is finished. */
+  finished(pactId: string): Promise<void> {
+    return this.unfinished.del(pactId);
+  }
+}
+
+export function matchesAll(offer: Offer, filter: Omit<OfferFilter, 'limit' | 'since'>): boolean {
+  if (offer.state !== 'OPEN' || isExpired(offer, filter.now)) return false;
+  if (filter.by !== undefined && offer.by !== filter.by) return false;
+  const tags = new Set(offer.tags.map(tagKeyOf));
+  if (!filter.tags.every((tag) => tags.has(tag))) return false;
+  if (filter.words.length === 0) return true;
+  const words = new Set(wordsOf(offer.text));
+  return filter.words.every((word) => words.has(word));
+}
