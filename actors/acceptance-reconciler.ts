@@ -47,11 +47,13 @@ export class AcceptanceReconciler {
       const offer = this.clock.now() - acceptance.at >= GRACE_MS ? await this.offers.get(acceptance.offerId) : undefined;
       if (!offer) continue;
       const reply = await this.desk.createPact(acceptance.pactId, offer, acceptance.envelope);
-      if (!reply.ok) {
-        console.error(`the pact of acceptance ${acceptance.pactId} could not be created; next pass tries again:`, reply.error.message);
+      if (!reply.ok && reply.error.error === 'unavailable') {
+        console.error(`the pact of acceptance ${acceptance.pactId} could not be created now; the next pass tries again`);
         continue;
       }
-      created++;
+      // A refusal is final: the journaled acceptance does not make a pact (its signature, say), ever.
+      if (!reply.ok) console.error(`the pact of acceptance ${acceptance.pactId} is refused (${reply.error.error}: ${reply.error.message}); left as it is`);
+      else created++;
       await this.offers.finished(acceptance.pactId);
     }
     return created;

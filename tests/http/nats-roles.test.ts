@@ -12,6 +12,9 @@ import { runAudit } from '../support/audit.js';
 import { forget, reapOnExit } from '../support/reaper.js';
 import { Stack } from '../support/stack.js';
 import { activePact } from '../support/trades.js';
+import { offerBy } from '../support/offers.js';
+import { generateKeyPair } from '../../protocol/sign.js';
+import type { Offer } from '../../machines/offer/types.js';
 
 // The service on a NATS that gives each role its own user and subject permissions (as `npm start`'s
 // private server does): everything works, and no role can do another's work.
@@ -62,6 +65,12 @@ test('a whole lifecycle runs with a user per role, and the audit reads the journ
   assert.is((await stack.client.propose(seller, id, { evidence: [], distribution: [{ party: seller.party, bp: 10_000 }] })).status, 200);
   assert.is((await stack.client.cosign(buyer, id)).body.pact.state, 'SETTLED');
   await stack.settledPayouts(id); // the payout worker paid and recorded, under its own user
+  // Offers too: published and accepted by the desk as a host, followed by the offer projector as a reader.
+  const offerSeller = generateKeyPair();
+  const offer = (await stack.client.request('POST', '/offers', offerBy(offerSeller, stack.now))).body.offer as Offer;
+  assert.equal((await stack.client.searchOffers({ by: offerSeller.party })).body.offers.map((o) => o.offerId), [offer.offerId]);
+  const accepted = await stack.client.acceptOffer(generateKeyPair(), offer.offerId, 'roles');
+  assert.is(accepted.status, 200, JSON.stringify(accepted.body));
   const audit = await runAudit(context.server.url, '--all', { PACT_NATS_CREDENTIALS: context.credentialsFile });
   assert.is(audit.code, 0, audit.output);
 });
@@ -75,11 +84,13 @@ test('no connection without a user', async (context) => {
   }
 });
 
-test('a gateway can send signed calls and pokes, but cannot record payouts or write the journal', async (context) => {
+test('a gateway can send signed calls and pokes, but cannot record payouts, create offer pacts or write the journals', async (context) => {
   const nc = await as(context, 'gateway');
   try {
     assert.match(await publishOutcome(nc, commandSubject(0, 'payouts')), /permissions violation/i);
+    assert.match(await publishOutcome(nc, commandSubject(0, 'accepted')), /permissions violation/i);
     assert.match(await publishOutcome(nc, 'pact.evt.p_forged'), /permissions violation/i);
+    assert.match(await publishOutcome(nc, 'offer.evt.o_forged'), /permissions violation/i);
     assert.is(await publishOutcome(nc, commandSubject(0, 'poke')), 'published');
   } finally {
     await nc.close();
@@ -92,6 +103,8 @@ test('only the payout worker records payouts; readers cannot touch the hosts\' c
   try {
     assert.match(await publishOutcome(payouts, commandSubject(0, 'signed')), /permissions violation/i);
     assert.match(await publishOutcome(reader, 'pact.evt.p_forged'), /permissions violation/i);
+    assert.match(await publishOutcome(reader, 'offer.evt.o_forged'), /permissions violation/i);
+    assert.match(await publishOutcome(payouts, commandSubject(0, 'accepted')), /permissions violation/i);
     const readerJsm = await jetstreamManager(reader);
     for (const attempt of [
       () => readerJsm.consumers.delete(CMD_STREAM, partitionConsumer(0)),

@@ -1125,10 +1125,11 @@ const routes: FuzzClass[] = [
           `/pacts//${rng.pick(SIGNED_ROUTES)}`, `/pacts/${f.id}//fund`, `//pacts/${f.id}`, `/PACTS/${f.id}`, `/pacts/${f.id.toUpperCase()}`, `/pacts/${f.id}x`,
           `/pacts/${f.id.slice(0, -1)}`, `/pacts/p_${'0'.repeat(32)}`, `/pacts/${'x'.repeat(rng.pick([100, 5_000]))}`, `/pacts/%ff`, `/pacts/%ED%A0%80`, `/pacts/%zz/fund`,
           `/pacts/%00`, `/pacts/..%2F..%2Fhealth`, '/../../etc/passwd', '/pacts/../health', '/%2e%2e/%2e%2e/', '/health/', '/health/x', '/HEALTH', '/health%00',
-          '/v0/events', '/v0/pull', '/offers', '/offers/watch', '/access/request', '/rails/mock/address', `/pacts/${f.id}/blobs`, '/dl/abc', '/install', '/agents.md',
+          '/v0/events', '/v0/pull', '/offers', '/offers/watch?timeoutMs=50', '/access/request', '/rails/mock/address', `/pacts/${f.id}/blobs`, '/dl/abc', '/install', '/agents.md',
           '/llms.txt', '/pact-cli.tgz', '/favicon.ico', '/.env', '/%F0%9F%98%80', `/${rng.string(rng.int(1, 60), 'abc/%.-_~')}`, '/*', '/pacts/*', '/pacts/:id',
           `/pacts/${f.id}?`, `/pacts/${f.id}/fund#x`.replace('#', '%23'), '/pacts;/health', '/pacts%2Fx',
         ];
+        // (A watch is a long poll: asked without a timeout it rightly waits 30 s, longer than the fuzzer does.)
         const path = rng.pick(candidates);
         const method = i % 2 === 0 ? 'GET' : 'POST';
         if (method === 'GET') return { method, path, note: 'odd path', allow2xx: true };
