@@ -41,7 +41,7 @@ export interface BareServer {
   stop(): Promise<void>;
 }
 
-/** Starts bench/bare-server.ts answering `body` on GET /pacts/:id. */
+/** Starts bench/bare-server.ts answering `body` on GET /pacts/:id and GET /offers. */
 export async function startBareServer(body: string): Promise<BareServer> {
   const child = forkBenchModule('bare-server.ts');
   child.send({ body });

@@ -13,8 +13,18 @@ export type Job =
   | { kind: 'creates'; url: string; count: number; concurrency: number }
   /** One at a time on `count` pacts of the earlier `creates`: a fund on the passivated pact, then one on the live pact. */
   | { kind: 'cold'; url: string; count: number }
-  /** `GET paths` round-robin for `seconds`, `concurrency` requests in flight. */
-  | { kind: 'reads'; url: string; paths: string[]; seconds: number; concurrency: number };
+  /** Offers published, `concurrency` in flight; their tags and words are drawn from `vocabulary` (bench/offers.ts). */
+  | { kind: 'offers'; url: string; count: number; concurrency: number; vocabulary: OfferVocabulary }
+  /** `GET paths` round-robin for `seconds`, `concurrency` requests in flight, tallied under `route`. */
+  | { kind: 'reads'; url: string; route: string; paths: string[]; seconds: number; concurrency: number };
+
+/** Tags `t0`… and words `w0`… that offers are made of; each offer has `tagsPerOffer` tags and `wordsPerOffer` words. */
+export interface OfferVocabulary {
+  tags: number;
+  words: number;
+  tagsPerOffer: number;
+  wordsPerOffer: number;
+}
 
 export interface Measured {
   /** The time the requests took to send and answer (without the signing). */

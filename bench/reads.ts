@@ -9,22 +9,26 @@ import { fixed } from './stats.js';
 
 const WARMUP_SECONDS = 1;
 
-/**
- * `GET /pacts/:id` over the given pacts, and the same requests against a bare Fastify server answering the
- * bytes of one of those reads: how far the service's read path is from the HTTP floor.
- */
+/** `GET /pacts/:id` over the given pacts, beside a bare Fastify server (see `besideBare`). */
 export async function reads(load: LoadGenerator, stack: Stack, clients: Processes, ids: string[]): Promise<void> {
-  const { readSeconds, readConcurrency } = settings;
   if (ids.length === 0) return console.log('\nreads: skipped, no settled pacts to read');
-  const paths = ids.map((id) => `/pacts/${id}`);
-  const body = await (await fetch(`${stack.url}${paths[0]}`)).text();
-  console.log(`\nreads: GET /pacts/:id over ${ids.length} pacts, ${readConcurrency} in flight on keep-alive connections, ${readSeconds} s each after ${WARMUP_SECONDS} s untimed`);
+  await besideBare(load, stack, clients, { route: 'GET /pacts/:id', paths: ids.map((id) => `/pacts/${id}`), over: `${ids.length} pacts` });
+}
 
-  const service = await readRate(load, stack.url, paths, { ...clients, ...stackProcesses(stack) });
+/**
+ * GETs `paths` round-robin on the service, then the same requests against a bare Fastify server answering
+ * the bytes of the first path's answer: how far the service's read path is from the HTTP floor.
+ */
+export async function besideBare(load: LoadGenerator, stack: Stack, clients: Processes, read: { route: string; paths: string[]; over: string }): Promise<void> {
+  const { readSeconds, readConcurrency } = settings;
+  const body = await (await fetch(`${stack.url}${read.paths[0]}`)).text();
+  console.log(`\nreads: ${read.route} over ${read.over}, ${readConcurrency} in flight on keep-alive connections, ${readSeconds} s each after ${WARMUP_SECONDS} s untimed`);
+
+  const service = await readRate(load, stack.url, read, { ...clients, ...stackProcesses(stack) });
   const bare = await using(
     () => startBareServer(body),
     (server) => server.stop(),
-    (server) => readRate(load, server.url, paths, { ...clients, 'bare Fastify': server.pid }),
+    (server) => readRate(load, server.url, read, { ...clients, 'bare Fastify': server.pid }),
   );
   print([
     `pact service   ${fixed(service.rate)} requests/s`,
@@ -35,8 +39,8 @@ export async function reads(load: LoadGenerator, stack: Stack, clients: Processe
   ]);
 }
 
-async function readRate(load: LoadGenerator, url: string, paths: string[], processes: Processes): Promise<{ rate: number; lines: string[] }> {
-  const job = { kind: 'reads', url, paths, concurrency: settings.readConcurrency } as const;
+async function readRate(load: LoadGenerator, url: string, read: { route: string; paths: string[] }, processes: Processes): Promise<{ rate: number; lines: string[] }> {
+  const job = { kind: 'reads', url, route: read.route, paths: read.paths, concurrency: settings.readConcurrency } as const;
   await load.run({ ...job, seconds: WARMUP_SECONDS });
   const { measured, cpu } = await load.timed({ ...job, seconds: settings.readSeconds }, processes);
   return { rate: perSecond(measured), lines: [...routeLines(measured), 'CPU', ...cpu.map((line) => `  ${line}`), ...failureLines('failures', measured)].map((line) => `  ${line}`) };

@@ -15,6 +15,8 @@ export const settings = {
   readConcurrency: envInt('BENCH_READ_CONCURRENCY', 64),
   /** Pacts created for the memory and cold-activation phase. */
   stored: envInt('BENCH_STORED', 2000),
+  /** Offers published for the offer search phase. */
+  offers: envInt('BENCH_OFFERS', 2000),
   /** Passivated pacts the cold-activation phase sends a command to. */
   cold: envInt('BENCH_COLD', 500),
   /** Node arguments for the service, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`. */

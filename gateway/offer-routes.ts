@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { OfferDesk } from '../actors/offer-desk.js';
-import type { AcceptCall, Offer, SignedOffer } from '../machines/offer/types.js';
+import type { AcceptCall, SignedOffer } from '../machines/offer/types.js';
 import { pactError } from '../protocol/errors.js';
 import { OFFER_ID } from '../protocol/ids.js';
 import { offerSchema, offerSearchQuery, offerWatchQuery, SERVER_OWNED_FIELDS, signedCallSchema } from '../protocol/schemas.js';
@@ -10,7 +10,7 @@ import type { OfferProjector } from '../projection/offer-projector.js';
 import type { Projector } from '../projection/projector.js';
 import type { TimePage } from '../projection/time-pages.js';
 import type { Clock } from '../runtime/clock.js';
-import { answerWith } from './answer.js';
+import { answerWith, JSON_TYPE } from './answer.js';
 import { sendError } from './errors.js';
 import type { OfferWatchers } from './offer-watchers.js';
 import { limitFor, type RateLimits } from './rate-limits.js';
@@ -50,7 +50,7 @@ export function registerOfferRoutes(app: FastifyInstance, deps: OfferRouteDeps):
   app.get<{ Querystring: Query }>('/offers', { ...lists, schema: { querystring: offerSearchQuery } }, async (request, reply) => {
     const filter = filterOf(request.query, deps.clock.now());
     if ('error' in filter) return sendError(reply, filter);
-    return pageBody(await readModel.search(filter));
+    return sendPage(reply, await readModel.search(filter));
   });
 
   app.get<{ Querystring: Query }>('/offers/watch', { ...lists, schema: { querystring: offerWatchQuery } }, async (request, reply) => {
@@ -61,7 +61,7 @@ export function registerOfferRoutes(app: FastifyInstance, deps: OfferRouteDeps):
     if (watchers.full) return sendError(reply.header('retry-after', '1'), pactError('rate_limited', 'too many watchers wait on this server; retry shortly'));
     const gone = new AbortController();
     reply.raw.once('close', () => gone.abort());
-    return pageBody(await watchers.watch(filter, timeoutMs, gone.signal));
+    return sendPage(reply, await watchers.watch(filter, timeoutMs, gone.signal));
   });
 
   const answer = answerWith(deps.projector);
@@ -76,7 +76,9 @@ export function registerOfferRoutes(app: FastifyInstance, deps: OfferRouteDeps):
   );
 }
 
-const pageBody = (page: TimePage<Offer>) => ({ offers: page.items, nextSince: page.nextSince });
+/** `{ offers, nextSince }` around the offers' stored JSON texts, never parsed. */
+const sendPage = (reply: FastifyReply, page: TimePage<string>) =>
+  reply.type(JSON_TYPE).send(`{"offers":[${page.items.join(',')}],"nextSince":${JSON.stringify(page.nextSince)}}`);
 
 /** The filters of a search or watch; 400 for a limit above the maximum. */
 function filterOf(query: Query, now: number): OfferFilter | ReturnType<typeof pactError> {

@@ -3,7 +3,8 @@ import { matchesAll, type OfferFilter } from '../projection/offer-read-model.js'
 import type { TimePage } from '../projection/time-pages.js';
 import type { Clock } from '../runtime/clock.js';
 
-type Search = (filter: OfferFilter) => Promise<TimePage<Offer>>;
+/** A search's page: each offer's JSON text. */
+type Search = (filter: OfferFilter) => Promise<TimePage<string>>;
 
 interface Watcher {
   filter: OfferFilter;
@@ -41,8 +42,8 @@ export class OfferWatchers {
    * Offers matching `filter` newer than its `since`: at once when there are any, else as soon as one is
    * published, else none after `timeoutMs` (or when `signal` aborts: the caller went away).
    */
-  async watch(filter: OfferFilter, timeoutMs: number, signal: AbortSignal): Promise<TimePage<Offer>> {
-    const none: TimePage<Offer> = { items: [], nextSince: filter.since ?? null };
+  async watch(filter: OfferFilter, timeoutMs: number, signal: AbortSignal): Promise<TimePage<string>> {
+    const none: TimePage<string> = { items: [], nextSince: filter.since ?? null };
     const ends = Date.now() + timeoutMs;
     for (;;) {
       // Waiting starts before the search, so that an offer published during the search still wakes it.

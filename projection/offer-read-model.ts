@@ -2,6 +2,7 @@ import type { AbstractBatchOperation } from 'abstract-level';
 import { isExpired } from '../machines/offer/rules.js';
 import type { AcceptCall, Offer } from '../machines/offer/types.js';
 import type { JsonLevel } from '../storage/level.js';
+import { intersection } from './index-intersection.js';
 import { pad, pageByTime, timeKey, type TimePage } from './time-pages.js';
 
 /** An offer's record: the offer and the stream sequence of its last entry. */
@@ -66,9 +67,10 @@ export class OfferReadModel {
   private readonly meta;
 
   constructor(private readonly level: JsonLevel) {
-    this.offers = level.sublevel<string, Offer>('offers', { valueEncoding: 'json' });
+    this.offers = level.sublevel<string, string>('offers', { valueEncoding: 'utf8' });
     this.heads = level.sublevel<string, number>('offer-heads', { valueEncoding: 'json' });
     this.acceptances = level.sublevel<string, string>('offer-acceptances', { valueEncoding: 'utf8' });
+    /** Each key `<prefix><publishedAt>!<offerId>` holds the offer's `expiresAt`, so a search filters without reading offers. */
     this.index = level.sublevel<string, string>('offer-index', { valueEncoding: 'utf8' });
     this.expiries = level.sublevel<string, string>('offer-expiries', { valueEncoding: 'utf8' });
     this.unfinished = level.sublevel<string, UnfinishedAcceptance>('offer-unfinished', { valueEncoding: 'json' });
@@ -80,12 +82,13 @@ export class OfferReadModel {
   }
 
   async record(offerId: string): Promise<OfferRecord | undefined> {
-    const [offer, seq] = await Promise.all([this.offers.get(offerId), this.heads.get(offerId)]);
-    return offer === undefined || seq === undefined ? undefined : { offer, seq };
+    const [text, seq] = await Promise.all([this.offers.get(offerId), this.heads.get(offerId)]);
+    return text === undefined || seq === undefined ? undefined : { offer: JSON.parse(text) as Offer, seq };
   }
 
-  get(offerId: string): Promise<Offer | undefined> {
-    return this.offers.get(offerId);
+  async get(offerId: string): Promise<Offer | undefined> {
+    const text = await this.offers.get(offerId);
+    return text === undefined ? undefined : (JSON.parse(text) as Offer);
   }
 
   /** Whether the offer's journal, as far as written here, holds an acceptance that makes `pactId`. */
@@ -99,7 +102,7 @@ export class OfferReadModel {
    */
   async putAll(records: OfferRecord[], accepted: UnfinishedAcceptance[], seq: number): Promise<void> {
     const ids = records.map((r) => r.offer.offerId);
-    const stored = await this.offers.getMany(ids);
+    const stored = (await this.offers.getMany(ids)).map((text) => (text === undefined ? undefined : (JSON.parse(text) as Offer)));
     const operations: AbstractBatchOperation<JsonLevel, string, unknown>[] = [];
     records.forEach(({ offer, seq: head }, i) => {
       const previous = stored[i];
@@ -107,9 +110,9 @@ export class OfferReadModel {
         operations.push(...indexKeys(previous).map((key) => ({ type: 'del' as const, key, sublevel: this.index })));
         operations.push({ type: 'del', key: expiryKey(previous), sublevel: this.expiries });
       }
-      operations.push(...indexKeys(offer).map((key) => ({ type: 'put' as const, key, value: offer.offerId, sublevel: this.index })));
+      operations.push(...indexKeys(offer).map((key) => ({ type: 'put' as const, key, value: String(offer.expiresAt), sublevel: this.index })));
       if (offer.state === 'OPEN') operations.push({ type: 'put', key: expiryKey(offer), value: '', sublevel: this.expiries });
-      operations.push({ type: 'put', key: offer.offerId, value: offer, sublevel: this.offers });
+      operations.push({ type: 'put', key: offer.offerId, value: JSON.stringify(offer), sublevel: this.offers });
       operations.push({ type: 'put', key: offer.offerId, value: head, sublevel: this.heads });
     });
     for (const acceptance of accepted) {
@@ -120,17 +123,20 @@ export class OfferReadModel {
     await this.level.batch(operations as never);
   }
 
-  /** Open offers matching every filter, oldest first, from the most selective index the filter names. */
-  async search(filter: OfferFilter): Promise<TimePage<Offer>> {
-    const [tag] = filter.tags;
-    const [word] = filter.words;
-    const prefix = filter.by !== undefined ? `by!${filter.by}!` : tag !== undefined ? `tag!${tag}!` : word !== undefined ? `word!${word}!` : 'all!';
-    return pageByTime<Offer>(
-      { entries: (range) => this.index.iterator(range), load: (id) => this.offers.get(id), matches: (offer) => matchesAll(offer, filter) },
-      prefix,
-      filter.since,
-      filter.limit,
-    );
+  /**
+   * Open offers matching every filter, oldest first, as the JSON text of each: the positions present under
+   * the publisher's, every tag's and every word's index (all offers' without any), not expired at `now`.
+   */
+  async search(filter: OfferFilter): Promise<TimePage<string>> {
+    const prefixes = [
+      ...(filter.by !== undefined ? [`by!${filter.by}!`] : []),
+      ...filter.tags.map((tag) => `tag!${tag}!`),
+      ...filter.words.map((word) => `word!${word}!`),
+    ];
+    const positions = intersection(this.index, prefixes.length > 0 ? prefixes : ['all!'], filter.since);
+    const page = await pageByTime(positions, async ({ hit, id, value }) => (hit && Number(value) > filter.now ? id : undefined), filter.limit);
+    const texts = await this.offers.getMany(page.items);
+    return { items: texts.filter((text): text is string => text !== undefined), nextSince: page.nextSince };
   }
 
   /** Takes offers expired by `now` out of the search indexes (their records stay); resolves to how many. */
@@ -142,7 +148,7 @@ export class OfferReadModel {
       const offers = await this.offers.getMany(keys.map((key) => key.slice(16)));
       const operations = keys.flatMap((key, i) => [
         { type: 'del' as const, key, sublevel: this.expiries },
-        ...(offers[i] ? indexKeys(offers[i]!).map((indexKey) => ({ type: 'del' as const, key: indexKey, sublevel: this.index })) : []),
+        ...(offers[i] ? indexKeys(JSON.parse(offers[i]!) as Offer).map((indexKey) => ({ type: 'del' as const, key: indexKey, sublevel: this.index })) : []),
       ]);
       await this.level.batch(operations as never);
       swept += keys.length;

@@ -3,7 +3,7 @@ import { PACT_STATES, type Outcome, type Pact, type PactState } from '../machine
 import { currentDeadline } from '../machines/pact/rules.js';
 import type { JsonLevel } from '../storage/level.js';
 import { ResponseCache } from './response-cache.js';
-import { pad, pageByTime } from './time-pages.js';
+import { pad, pageByTime, positionsUnder, type Position } from './time-pages.js';
 
 /** Where a pact's record stands in the journal: its last entry's stream sequence and latest command ids. */
 export interface Head {
@@ -291,12 +291,11 @@ export class ReadModel {
         : filter.state !== undefined
           ? `state!${filter.state}!`
           : 'all!';
-    const page = await pageByTime<PactSummary>(
-      { entries: (range) => this.index.iterator(range), load: (id) => this.summaries.get(id), matches: (pact) => matchesAll(pact, filter) },
-      prefix,
-      filter.since,
-      filter.limit,
-    );
+    const accept = async ({ id }: Position) => {
+      const pact = await this.summaries.get(id);
+      return pact && matchesAll(pact, filter) ? pact : undefined;
+    };
+    const page = await pageByTime(positionsUnder(this.index, prefix, filter.since), accept, filter.limit);
     return { pacts: page.items, nextSince: page.nextSince };
   }
 }

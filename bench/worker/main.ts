@@ -7,6 +7,7 @@ import type { FromWorker, Job, Measured, ToWorker } from '../jobs.js';
 import { prepareLifecycles } from './lifecycles.js';
 import { prepareReads } from './reads.js';
 import { prepareCreates } from './creates.js';
+import { prepareOffers } from './offers.js';
 
 function prepare(job: Job): () => Promise<Measured> {
   switch (job.kind) {
@@ -18,6 +19,8 @@ function prepare(job: Job): () => Promise<Measured> {
       return prepareCold(job);
     case 'reads':
       return prepareReads(job);
+    case 'offers':
+      return prepareOffers(job);
   }
 }
 
