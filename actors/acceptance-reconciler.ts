@@ -2,6 +2,7 @@ import type { Pact } from '../machines/pact/types.js';
 import type { OfferReadModel } from '../projection/offer-read-model.js';
 import type { Clock } from '../runtime/clock.js';
 import type { OfferDesk } from './offer-desk.js';
+import { PeriodicPass } from './periodic-pass.js';
 
 /** How long an acceptance may wait for its pact before the reconciler creates it: its own request does first. */
 const GRACE_MS = 30_000;
@@ -11,33 +12,18 @@ const GRACE_MS = 30_000;
  * process died (or the pact's host did not answer) before the pact was. Creating a pact is idempotent by
  * its id, so a reconciler on every node, and the accepter's own retry, may all try; one pact results.
  */
-export class AcceptanceReconciler {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<number> | undefined;
-
+export class AcceptanceReconciler extends PeriodicPass {
   constructor(
     private readonly offers: OfferReadModel,
     private readonly pactOf: (pactId: string) => Promise<Pact | undefined>,
     private readonly desk: OfferDesk,
     private readonly clock: Clock,
-  ) {}
-
-  start(intervalMs: number): void {
-    this.timer = setInterval(() => void this.run().catch((error) => console.error('finishing acceptances failed:', error)), intervalMs);
-    this.timer.unref();
-  }
-
-  stop(): void {
-    clearInterval(this.timer);
+  ) {
+    super('finishing acceptances');
   }
 
   /** One pass; resolves to the number of pacts it created. */
-  run(): Promise<number> {
-    this.running ??= this.pass().finally(() => (this.running = undefined));
-    return this.running;
-  }
-
-  private async pass(): Promise<number> {
+  protected async pass(): Promise<number> {
     let created = 0;
     for await (const acceptance of this.offers.unfinishedAcceptances()) {
       if (await this.pactOf(acceptance.pactId)) {

@@ -3,7 +3,7 @@ import type { PactEvent } from '../machines/pact/events.js';
 import type { SignedOffer } from '../machines/offer/types.js';
 import type { Pact, Payout } from '../machines/pact/types.js';
 import type { SignedCall } from '../protocol/signed-call.js';
-import { streamMessage, StreamJournal } from './stream-journal.js';
+import { messageObject, streamMessage, StreamJournal } from './stream-journal.js';
 import { JOURNAL_STREAM, journalSubject } from './subjects.js';
 
 /** A pact's first entry carries its initial record: the creator's spec plus what the server pinned. */
@@ -69,7 +69,6 @@ export const RECENT_COMMANDS = 16;
 export const recentAfter = (recent: readonly string[], commandId: string) => [...recent, commandId].slice(-RECENT_COMMANDS);
 
 const encoder = new TextEncoder();
-const decoder = new TextDecoder();
 
 export const encodeEntry = (entry: JournalEntry) => encoder.encode(JSON.stringify(entry));
 /**
@@ -77,14 +76,9 @@ export const encodeEntry = (entry: JournalEntry) => encoder.encode(JSON.stringif
  * subject's pact (nothing of ours writes one). Whether the machine accepts its event is the replay's to say.
  */
 export function decodeEntry(data: Uint8Array, subject: string): JournalEntry | undefined {
-  let value: Partial<JournalEntry>;
-  try {
-    value = JSON.parse(decoder.decode(data)) as Partial<JournalEntry>;
-  } catch {
-    return undefined;
-  }
+  const value = messageObject<JournalEntry>(data);
   const wellShaped =
-    typeof value === 'object' && value !== null &&
+    value !== undefined &&
     typeof value.pactId === 'string' && journalSubject(value.pactId) === subject &&
     Number.isSafeInteger(value.nonce) && value.nonce! >= 0 &&
     typeof value.commandId === 'string' &&

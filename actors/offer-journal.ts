@@ -3,7 +3,7 @@ import { afterAcceptance, publishedOffer } from '../machines/offer/evolve.js';
 import { offerIdOf } from '../machines/offer/rules.js';
 import type { AcceptCall, Offer, OfferEvent } from '../machines/offer/types.js';
 import { JournalReplayError } from './replay.js';
-import { StreamJournal } from './stream-journal.js';
+import { messageObject, StreamJournal } from './stream-journal.js';
 import { OFFER_STREAM, offerSubject } from './subjects.js';
 
 /**
@@ -18,18 +18,11 @@ export interface OfferEntry {
   envelope?: AcceptCall;
 }
 
-const decoder = new TextDecoder();
-
 /** The entry in a message on `subject`; undefined for a message that is not an entry of that subject's offer. */
 export function decodeOfferEntry(data: Uint8Array, subject: string): OfferEntry | undefined {
-  let value: Partial<OfferEntry>;
-  try {
-    value = JSON.parse(decoder.decode(data)) as Partial<OfferEntry>;
-  } catch {
-    return undefined;
-  }
+  const value = messageObject<OfferEntry>(data);
   const wellShaped =
-    typeof value === 'object' && value !== null &&
+    value !== undefined &&
     typeof value.offerId === 'string' && offerSubject(value.offerId) === subject &&
     Number.isSafeInteger(value.nonce) && value.nonce! >= 0 &&
     typeof value.event === 'object' && value.event !== null && typeof value.event.at === 'number' &&

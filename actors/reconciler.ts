@@ -1,6 +1,7 @@
 import { collectStanding, parseCollectKey } from '../machines/pact/collects.js';
 import type { Pact } from '../machines/pact/types.js';
 import type { Rail } from '../rails/rail.js';
+import { PeriodicPass } from './periodic-pass.js';
 
 /**
  * Finds collects that no pact recorded (the process died between the rail and the journal, and the payer
@@ -8,32 +9,18 @@ import type { Rail } from '../rails/rail.js';
  * record them. Pacts are read from the read model, which only ever moves forward, so a collect judged
  * orphaned stays orphaned.
  */
-export class Reconciler {
+export class Reconciler extends PeriodicPass {
   private readonly done = new Set<string>();
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<number> | undefined;
 
   constructor(
     private readonly rails: ReadonlyMap<string, Rail>,
     private readonly pactOf: (pactId: string) => Promise<Pact | undefined>,
-  ) {}
-
-  start(intervalMs: number): void {
-    this.timer = setInterval(() => void this.run().catch((e) => console.error('reconciliation failed', e)), intervalMs);
-    this.timer.unref();
-  }
-
-  stop(): void {
-    clearInterval(this.timer);
+  ) {
+    super('reconciliation');
   }
 
   /** One pass over every rail; resolves to the number of collects paid back. */
-  run(): Promise<number> {
-    this.running ??= this.pass().finally(() => (this.running = undefined));
-    return this.running;
-  }
-
-  private async pass(): Promise<number> {
+  protected async pass(): Promise<number> {
     let reversed = 0;
     for (const rail of this.rails.values()) {
       for await (const collect of rail.collects()) {

@@ -20,6 +20,17 @@ export interface JournalLayout<E> {
 }
 
 const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** A journal message's JSON object, to be checked field by field; undefined when it is not one. */
+export function messageObject<T>(data: Uint8Array): Partial<T> | undefined {
+  try {
+    const value: unknown = JSON.parse(decoder.decode(data));
+    return typeof value === 'object' && value !== null ? (value as Partial<T>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * A journal on JetStream: the source of truth of one kind of entity. One subject per entity; appends are
