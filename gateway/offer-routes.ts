@@ -26,6 +26,9 @@ export interface OfferRouteDeps {
 const DEFAULT_LIMIT = 50;
 const MAX_LIMIT = 200;
 const MAX_WATCH_MS = 30_000;
+/** A search reads one index per tag and word: this many at most. */
+const MAX_TAGS = 32;
+const MAX_WORDS = 16;
 /** A publisher's next search sees its offer: the answer waits (at most this) for the node's read model. */
 const READ_YOUR_WRITES_WAIT_MS = 5_000;
 
@@ -86,9 +89,13 @@ function filterOf(query: Query, now: number): OfferFilter | ReturnType<typeof pa
   if (limit > MAX_LIMIT) return pactError('invalid_request', `limit is at most ${MAX_LIMIT}`, { field: 'limit' });
   const tags = (query.tags ?? '').split(',').map((tag) => tag.trim()).filter(Boolean).map(tagKeyOf);
   if (tags.some((tag) => tag.length > 64 || tag.includes('!'))) return pactError('invalid_request', 'a tag is at most 64 characters, without "!"', { field: 'tags' });
+  const distinct = [...new Set(tags)];
+  if (distinct.length > MAX_TAGS) return pactError('invalid_request', `at most ${MAX_TAGS} tags`, { field: 'tags' });
+  const words = wordsOf(query.q ?? '');
+  if (words.length > MAX_WORDS) return pactError('invalid_request', `q has at most ${MAX_WORDS} words`, { field: 'q' });
   return {
-    tags: [...new Set(tags)],
-    words: wordsOf(query.q ?? ''),
+    tags: distinct,
+    words,
     ...(query.by !== undefined ? { by: query.by } : {}),
     ...(query.since !== undefined ? { since: Number(query.since) } : {}),
     limit,

@@ -129,7 +129,9 @@ test('search pages: since is an exclusive millisecond cursor, and pages follow n
 });
 
 test('search and watch refuse bad parameters with 400', async ({ stack }) => {
-  for (const query of ['limit=201', 'limit=0', 'since=-1', 'since=abc', 'by=me', 'unknown=1', `tags=${'x'.repeat(65)}`, `q=${'x'.repeat(257)}`]) {
+  const manyTags = Array.from({ length: 33 }, (_, i) => `t${i}`).join(',');
+  const manyWords = Array.from({ length: 17 }, (_, i) => `w${i}`).join('+');
+  for (const query of ['limit=201', 'limit=0', 'since=-1', 'since=abc', 'by=me', 'unknown=1', `tags=${'x'.repeat(65)}`, `q=${'x'.repeat(257)}`, `tags=${manyTags}`, `q=${manyWords}`, 'tags=a!b']) {
     const response = await stack.client.request('GET', `/offers?${query}`);
     assert.is(response.status, 400, query);
     assert.is(response.body.error, 'invalid_request', query);
