@@ -12,7 +12,7 @@ import { wellFormedProblem } from '../protocol/well-formed.js';
 import { offerSchema, paidPayoutsSchema, signedCallSchema, verdictSchema, type PactAction } from '../protocol/schemas.js';
 import { acceptedPactId, offerIdOf, pactSpecOf } from '../machines/offer/rules.js';
 import type { AcceptCall, SignedOffer } from '../machines/offer/types.js';
-import { issuedAtProblem } from '../protocol/issued-at.js';
+import { issuedAtProblem, ISSUED_AT_TOLERANCE_MS } from '../protocol/issued-at.js';
 import type { AdmittedCommand, HostCommand } from './messages.js';
 import { commandKindOf, type CommandKind } from './subjects.js';
 
@@ -177,6 +177,9 @@ function admitAcceptance(pactId: string, offer: SignedOffer, envelope: AcceptCal
     return { error: pactError('invalid_signature', `the acceptance does not make pact ${pactId}`) };
   }
   if (envelope.signer === offer.by) return { error: pactError('forbidden', 'the publisher of an offer cannot accept it') };
+  if (envelope.stateNonce !== 0) return { error: pactError('invalid_request', 'an acceptance takes stateNonce 0', { field: 'stateNonce' }) };
+  // Whoever sends this, an acceptance signed after the offer expired (beyond the clock tolerance) makes no pact.
+  if (envelope.issuedAt > offer.expiresAt + ISSUED_AT_TOLERANCE_MS) return { error: pactError('offer_expired', 'the acceptance was signed after the offer expired') };
   return {
     signature: signatureCheck(envelope, pactError('invalid_signature', 'the signature does not verify')),
     then: () => {

@@ -89,7 +89,7 @@ export class OfferDesk {
     live.busy++;
     const result = live.queue.then(async () => work(await (live.actor ??= OfferActor.load(offerId, this.deps))));
     live.queue = result.catch(() => undefined).finally(() => {
-      if (--live.busy === 0 && this.live.size > this.deps.maxActors) this.live.delete(offerId);
+      if (--live.busy === 0 && this.live.size > this.deps.maxActors) this.dropLeastUsed();
     });
     return result.catch((error): Failure => {
       console.error(`a command on offer ${offerId} failed:`, String(error));
@@ -98,17 +98,24 @@ export class OfferDesk {
     });
   }
 
+  /** The offer's actor, made the most recently used (the map keeps them in order of use). */
   private liveActor(offerId: string): Live {
     let live = this.live.get(offerId);
-    if (!live) {
-      if (this.live.size >= this.deps.maxActors) this.dropIdle();
+    if (live) this.live.delete(offerId);
+    else {
+      if (this.live.size >= this.deps.maxActors) this.dropLeastUsed();
       live = { actor: undefined, queue: Promise.resolve(), busy: 0 };
-      this.live.set(offerId, live);
     }
+    this.live.set(offerId, live);
     return live;
   }
 
-  private dropIdle(): void {
-    for (const [offerId, live] of this.live) if (live.busy === 0) this.live.delete(offerId);
+  /** Drops the least recently used idle actor; they come back from their records when needed. */
+  private dropLeastUsed(): void {
+    for (const [offerId, live] of this.live) {
+      if (live.busy > 0) continue;
+      this.live.delete(offerId);
+      return;
+    }
   }
 }

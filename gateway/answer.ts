@@ -5,7 +5,8 @@ import { bodyOf } from '../projection/response-cache.js';
 import { sendError } from './errors.js';
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
-const READ_YOUR_WRITES_WAIT_MS = 5_000;
+/** How long an answer waits for this node's read model to show the write (then it answers anyway). */
+export const READ_YOUR_WRITES_WAIT_MS = 5_000;
 
 export type Answer = (reply: FastifyReply, result: CommandReply) => Promise<FastifyReply>;
 

@@ -3,14 +3,14 @@ import type { OfferDesk } from '../actors/offer-desk.js';
 import type { AcceptCall, SignedOffer } from '../machines/offer/types.js';
 import { pactError } from '../protocol/errors.js';
 import { OFFER_ID } from '../protocol/ids.js';
-import { offerSchema, offerSearchQuery, offerWatchQuery, SERVER_OWNED_FIELDS, signedCallSchema } from '../protocol/schemas.js';
+import { offerSchema, offerSearchQuery, offerTagPattern, offerWatchQuery, SERVER_OWNED_FIELDS, signedCallSchema } from '../protocol/schemas.js';
 import type { OfferFilter, OfferReadModel } from '../projection/offer-read-model.js';
 import { tagKeyOf, wordsOf } from '../projection/offer-read-model.js';
 import type { OfferProjector } from '../projection/offer-projector.js';
 import type { Projector } from '../projection/projector.js';
 import type { TimePage } from '../projection/time-pages.js';
 import type { Clock } from '../runtime/clock.js';
-import { answerWith, JSON_TYPE } from './answer.js';
+import { answerWith, JSON_TYPE, READ_YOUR_WRITES_WAIT_MS } from './answer.js';
 import { sendError } from './errors.js';
 import type { OfferWatchers } from './offer-watchers.js';
 import { limitFor, type RateLimits } from './rate-limits.js';
@@ -27,14 +27,13 @@ const DEFAULT_LIMIT = 50;
 const MAX_LIMIT = 200;
 const MAX_WATCH_MS = 30_000;
 /** A search reads one index per tag and word: this many at most. */
-const MAX_TAGS = 32;
-const MAX_WORDS = 16;
-/** A publisher's next search sees its offer: the answer waits (at most this) for the node's read model. */
-const READ_YOUR_WRITES_WAIT_MS = 5_000;
+const MAX_TAGS = 8;
+const MAX_WORDS = 8;
 
 type Query = Record<string, string | undefined>;
 type Params = { id: string };
 
+const TAG = new RegExp(offerTagPattern);
 const unknownOffer = (id: string) => pactError('not_found', `no offer ${id}`);
 
 /** The offers registry: publish, search, watch, accept. Signatures and every rule are the desk's. */
@@ -47,7 +46,8 @@ export function registerOfferRoutes(app: FastifyInstance, deps: OfferRouteDeps):
     const published = await desk.publish(request.body);
     if (!published.ok) return sendError(reply, published.error);
     await projector.reached(published.seq, READ_YOUR_WRITES_WAIT_MS);
-    return { offer: published.offer };
+    // As listed: with its place in the listing (`listedAt`), which the journal's order gives it.
+    return { offer: (await readModel.get(published.offer.offerId)) ?? published.offer };
   });
 
   app.get<{ Querystring: Query }>('/offers', { ...lists, schema: { querystring: offerSearchQuery } }, async (request, reply) => {
@@ -87,9 +87,9 @@ const sendPage = (reply: FastifyReply, page: TimePage<string>) =>
 function filterOf(query: Query, now: number): OfferFilter | ReturnType<typeof pactError> {
   const limit = query.limit === undefined ? DEFAULT_LIMIT : Number(query.limit);
   if (limit > MAX_LIMIT) return pactError('invalid_request', `limit is at most ${MAX_LIMIT}`, { field: 'limit' });
-  const tags = (query.tags ?? '').split(',').map((tag) => tag.trim()).filter(Boolean).map(tagKeyOf);
-  if (tags.some((tag) => tag.length > 64 || tag.includes('!'))) return pactError('invalid_request', 'a tag is at most 64 characters, without "!"', { field: 'tags' });
-  const distinct = [...new Set(tags)];
+  const tags = (query.tags ?? '').split(',').map((tag) => tag.trim()).filter(Boolean);
+  if (!tags.every((tag) => TAG.test(tag))) return pactError('invalid_request', 'a tag is 1 to 64 characters, without whitespace or "!"', { field: 'tags' });
+  const distinct = [...new Set(tags.map(tagKeyOf))];
   if (distinct.length > MAX_TAGS) return pactError('invalid_request', `at most ${MAX_TAGS} tags`, { field: 'tags' });
   const words = wordsOf(query.q ?? '');
   if (words.length > MAX_WORDS) return pactError('invalid_request', `q has at most ${MAX_WORDS} words`, { field: 'q' });

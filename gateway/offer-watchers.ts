@@ -1,5 +1,5 @@
 import type { Offer } from '../machines/offer/types.js';
-import { matchesAll, type OfferFilter } from '../projection/offer-read-model.js';
+import { matchesFilter, viewOf, type OfferFilter, type OfferView } from '../projection/offer-read-model.js';
 import type { TimePage } from '../projection/time-pages.js';
 import type { Clock } from '../runtime/clock.js';
 
@@ -12,12 +12,27 @@ interface Watcher {
 }
 
 /**
- * Long polls for offers. A watcher holds no timer but its timeout and does no work while it waits: each
- * offer published anywhere reaches this node through its offer projector (`notice`), which wakes only the
- * watchers whose filters it matches; a woken watcher answers with a search.
+ * The one key a watcher waits under, from its most selective filter; an offer can wake it only if it
+ * carries that key (see `keysOf`).
+ */
+function watchKey({ by, tags, words }: OfferFilter): string {
+  if (by !== undefined) return `by!${by}`;
+  if (tags[0] !== undefined) return `tag!${tags[0]}`;
+  if (words[0] !== undefined) return `word!${words[0]}`;
+  return 'all';
+}
+
+const keysOf = ({ offer, tags, words }: OfferView) => [`by!${offer.by}`, ...[...tags].map((t) => `tag!${t}`), ...[...words].map((w) => `word!${w}`), 'all'];
+
+/**
+ * Long polls for offers. A watcher holds its timeout and does no work while it waits: each offer published
+ * anywhere reaches this node through its offer projector (`notice`), which looks only at the watchers
+ * waiting under one of the offer's keys (its publisher, tags, words) and wakes those it matches; a woken
+ * watcher answers with a search.
  */
 export class OfferWatchers {
-  private readonly waiting = new Set<Watcher>();
+  private readonly waiting = new Map<string, Set<Watcher>>();
+  private count = 0;
 
   constructor(
     private readonly search: Search,
@@ -27,33 +42,44 @@ export class OfferWatchers {
   ) {}
 
   get full(): boolean {
-    return this.waiting.size >= this.capacity;
+    return this.count >= this.capacity;
   }
 
   /** An offer was published: wakes the watchers it may answer. */
   notice(offer: Offer): void {
-    for (const watcher of this.waiting) {
-      const { filter } = watcher;
-      if (offer.publishedAt > (filter.since ?? -1) && matchesAll(offer, { ...filter, now: this.clock.now() })) watcher.wake();
+    const view = viewOf(offer);
+    const now = this.clock.now();
+    for (const key of keysOf(view)) {
+      for (const { filter, wake } of this.waiting.get(key) ?? []) {
+        if (offer.listedAt > (filter.since ?? -1) && matchesFilter(view, { ...filter, now })) wake();
+      }
     }
   }
 
   /**
-   * Offers matching `filter` newer than its `since`: at once when there are any, else as soon as one is
-   * published, else none after `timeoutMs` (or when `signal` aborts: the caller went away).
+   * Offers matching `filter` listed after its `since`: at once when there are any, else as soon as one is
+   * published, else none after `timeoutMs` (or when `signal` aborts: the caller went away). A search page
+   * may come back empty before the end of the listing (its work is bounded): the watch then reads on from
+   * where it stopped, and answers with the cursor it reached.
    */
   async watch(filter: OfferFilter, timeoutMs: number, signal: AbortSignal): Promise<TimePage<string>> {
-    const none: TimePage<string> = { items: [], nextSince: filter.since ?? null };
     const ends = Date.now() + timeoutMs;
+    let since = filter.since;
     for (;;) {
+      const from = { ...filter, ...(since !== undefined ? { since } : {}) };
       // Waiting starts before the search, so that an offer published during the search still wakes it.
-      const waiting = this.waitFor(filter, ends - Date.now(), signal);
-      const page = await this.search({ ...filter, now: this.clock.now() });
+      const waiting = this.waitFor(from, ends - Date.now(), signal);
+      const page = await this.search({ ...from, now: this.clock.now() });
       if (page.items.length > 0) {
         waiting.cancel();
         return page;
       }
-      if (!(await waiting.woken)) return none;
+      if (page.nextSince !== null && Date.now() < ends && !signal.aborted) {
+        waiting.cancel();
+        since = page.nextSince;
+        continue;
+      }
+      if (!(await waiting.woken)) return { items: [], nextSince: since ?? null };
     }
   }
 
@@ -62,18 +88,36 @@ export class OfferWatchers {
     let finish: (woken: boolean) => void = () => undefined;
     const woken = new Promise<boolean>((resolve) => {
       const watcher: Watcher = { filter, wake: () => finish(true) };
+      const key = watchKey(filter);
       const timer = setTimeout(() => finish(false), Math.max(0, timeoutMs));
       const onAbort = () => finish(false);
       signal.addEventListener('abort', onAbort, { once: true });
+      let done = false;
       finish = (result) => {
+        if (done) return;
+        done = true;
         clearTimeout(timer);
         signal.removeEventListener('abort', onAbort);
-        this.waiting.delete(watcher);
+        this.remove(key, watcher);
         resolve(result);
       };
       if (signal.aborted || timeoutMs <= 0) finish(false);
-      else this.waiting.add(watcher);
+      else this.add(key, watcher);
     });
     return { woken, cancel: () => finish(false) };
+  }
+
+  private add(key: string, watcher: Watcher): void {
+    let set = this.waiting.get(key);
+    if (!set) this.waiting.set(key, (set = new Set()));
+    set.add(watcher);
+    this.count++;
+  }
+
+  private remove(key: string, watcher: Watcher): void {
+    const set = this.waiting.get(key);
+    if (!set?.delete(watcher)) return;
+    this.count--;
+    if (set.size === 0) this.waiting.delete(key);
   }
 }

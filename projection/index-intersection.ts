@@ -41,23 +41,22 @@ class Cursor {
  * The time positions present under every one of `prefixes` (after `since`), in order: a merge of sorted
  * keys that seeks each index to the furthest key the others reached, so it reads little of a large index
  * that a small one rules out. Besides each match (`hit`), it yields the positions it passes on the way,
- * so that whoever reads it can bound its work by what it has read.
+ * each with the index entries read to get there (`cost`), so that whoever reads it can bound its work.
  */
 export async function* intersection(index: Index, prefixes: string[], since: number | undefined): AsyncGenerator<Position & { hit: boolean }> {
   const cursors = prefixes.map((prefix) => new Cursor(index.iterator(rangeAfter(prefix, since)), prefix));
   try {
     await Promise.all(cursors.map((cursor) => cursor.next()));
+    let cost = cursors.length; // index entries read since the last position yielded
     for (;;) {
       if (cursors.some((cursor) => cursor.suffix === undefined)) return;
       const furthest = cursors.reduce((max, cursor) => (cursor.suffix! > max ? cursor.suffix! : max), '');
       const behind = cursors.filter((cursor) => cursor.suffix !== furthest);
-      if (behind.length === 0) {
-        yield { ...positionOf(furthest, cursors[0]!.value), hit: true };
-        await Promise.all(cursors.map((cursor) => cursor.next()));
-        continue;
-      }
-      yield { ...positionOf(furthest, ''), hit: false };
-      await Promise.all(behind.map((cursor) => cursor.seek(furthest)));
+      const hit = behind.length === 0;
+      yield { ...positionOf(furthest, hit ? cursors[0]!.value : ''), hit, cost };
+      const moving = hit ? cursors : behind;
+      await Promise.all(moving.map((cursor) => (hit ? cursor.next() : cursor.seek(furthest))));
+      cost = moving.length;
     }
   } finally {
     await Promise.all(cursors.map((cursor) => cursor.close()));

@@ -3,14 +3,15 @@ import { applyOfferEntry, decodeOfferEntry } from '../actors/offer-journal.js';
 import { OFFER_STREAM } from '../actors/subjects.js';
 import type { Offer } from '../machines/offer/types.js';
 import { JournalFollower, type JournalMessage } from './journal-follower.js';
-import type { OfferReadModel, OfferRecord, UnfinishedAcceptance } from './offer-read-model.js';
+import type { Checkpoint, OfferReadModel, OfferRecord, UnfinishedAcceptance } from './offer-read-model.js';
 import { PositionWaiters } from './position-waiters.js';
 
 const RETRY_MS = 1_000;
 
 /**
  * Keeps the offers' read model from their journal, in stream order and in batches. Every node keeps its
- * own, so every node learns of an offer published anywhere: that is what wakes its watchers.
+ * own, so every node learns of an offer published anywhere: that is what wakes its watchers. It lists
+ * offers in journal order (`Offer.listedAt`), the same on every node, since all read the same journal.
  */
 export class OfferProjector {
   private readonly follower: JournalFollower;
@@ -19,9 +20,11 @@ export class OfferProjector {
   private arrivals: JournalMessage[] = [];
   private writing: Promise<void> | undefined;
   private stopped = false;
+  /** The `listedAt` of the last offer written. */
+  private listedAt = 0;
 
   constructor(
-    nats: Nats,
+    private readonly nats: Nats,
     private readonly readModel: OfferReadModel,
     nodeId: string,
   ) {
@@ -35,9 +38,11 @@ export class OfferProjector {
 
   /** Catches up with the offers' journal, then keeps following it. */
   async start(): Promise<void> {
-    const position = await this.readModel.checkpoint();
-    this.waiters.reach(position);
-    await this.reached(await this.follower.start(position));
+    await this.readModel.open((await this.nats.jsm.streams.info(OFFER_STREAM)).created);
+    const { seq, listedAt } = await this.readModel.checkpoint();
+    this.listedAt = listedAt;
+    this.waiters.reach(seq);
+    await this.reached(await this.follower.start(seq));
   }
 
   async stop(): Promise<void> {
@@ -62,17 +67,18 @@ export class OfferProjector {
     while (this.arrivals.length > 0 && !this.stopped) {
       const batch = this.arrivals;
       this.arrivals = [];
-      let written: { records: OfferRecord[]; accepted: UnfinishedAcceptance[]; published: Offer[]; position: number };
+      let written: { records: OfferRecord[]; accepted: UnfinishedAcceptance[]; published: Offer[]; reached: Checkpoint };
       try {
         written = await this.recordsOf(batch);
-        await this.readModel.putAll(written.records, written.accepted, written.position);
+        await this.readModel.putAll(written.records, written.accepted, written.reached);
       } catch (error) {
         console.error('offer projector could not write; retrying in a second:', String(error));
         this.arrivals = [...batch, ...this.arrivals];
         await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
         continue;
       }
-      this.waiters.reach(written.position);
+      this.listedAt = written.reached.listedAt;
+      this.waiters.reach(written.reached.seq);
       for (const offer of written.published) for (const listener of this.listeners) listener(offer);
     }
   }
@@ -85,6 +91,7 @@ export class OfferProjector {
     const latest = new Map<string, OfferRecord>();
     const accepted: UnfinishedAcceptance[] = [];
     const published: Offer[] = [];
+    let { listedAt } = this;
     for (const message of batch) {
       const entry = decodeOfferEntry(message.data, message.subject);
       if (!entry) {
@@ -94,15 +101,18 @@ export class OfferProjector {
       const previous = latest.get(entry.offerId) ?? (await this.readModel.record(entry.offerId));
       if (previous && previous.seq >= message.seq) continue; // written before a restart
       try {
-        const offer = applyOfferEntry(previous?.offer, entry);
-        latest.set(entry.offerId, { offer, seq: message.seq });
+        let offer = applyOfferEntry(previous?.offer, entry);
         const { event } = entry;
-        if (event.type === 'published') published.push(offer);
-        else accepted.push({ pactId: event.pactId, offerId: entry.offerId, envelope: entry.envelope!, at: event.at });
+        if (event.type === 'published') {
+          listedAt = Math.max(offer.publishedAt, listedAt + 1);
+          offer = { ...offer, listedAt };
+          published.push(offer);
+        } else accepted.push({ pactId: event.pactId, offerId: entry.offerId, envelope: entry.envelope!, at: event.at });
+        latest.set(entry.offerId, { offer, seq: message.seq });
       } catch (error) {
         console.error('offer projector skips an entry it cannot replay:', String(error));
       }
     }
-    return { records: [...latest.values()], accepted, published, position: batch.at(-1)!.seq };
+    return { records: [...latest.values()], accepted, published, reached: { seq: batch.at(-1)!.seq, listedAt } };
   }
 }

@@ -19,6 +19,13 @@ export interface UnfinishedAcceptance {
   at: number;
 }
 
+export interface Checkpoint {
+  /** The offers' journal position the model holds. */
+  seq: number;
+  /** The `listedAt` of the last offer listed. */
+  listedAt: number;
+}
+
 export interface OfferFilter {
   /** Every one must be among the offer's tags (case-insensitive). */
   tags: string[];
@@ -50,7 +57,7 @@ function indexPrefixes(offer: Offer): string[] {
   ];
 }
 
-const indexKeys = (offer: Offer) => indexPrefixes(offer).map((prefix) => timeKey(prefix, offer.publishedAt, offer.offerId));
+const indexKeys = (offer: Offer) => indexPrefixes(offer).map((prefix) => timeKey(prefix, offer.listedAt, offer.offerId));
 const expiryKey = (offer: Offer) => `${pad(offer.expiresAt)}!${offer.offerId}`;
 
 /**
@@ -70,15 +77,27 @@ export class OfferReadModel {
     this.offers = level.sublevel<string, string>('offers', { valueEncoding: 'utf8' });
     this.heads = level.sublevel<string, number>('offer-heads', { valueEncoding: 'json' });
     this.acceptances = level.sublevel<string, string>('offer-acceptances', { valueEncoding: 'utf8' });
-    /** Each key `<prefix><publishedAt>!<offerId>` holds the offer's `expiresAt`, so a search filters without reading offers. */
+    /** Each key `<prefix><listedAt>!<offerId>` holds the offer's `expiresAt`, so a search filters without reading offers. */
     this.index = level.sublevel<string, string>('offer-index', { valueEncoding: 'utf8' });
     this.expiries = level.sublevel<string, string>('offer-expiries', { valueEncoding: 'utf8' });
     this.unfinished = level.sublevel<string, UnfinishedAcceptance>('offer-unfinished', { valueEncoding: 'json' });
     this.meta = level.sublevel<string, unknown>('offer-meta', { valueEncoding: 'json' });
   }
 
-  async checkpoint(): Promise<number> {
-    return ((await this.meta.get('journalSeq')) as number | undefined) ?? 0;
+  /**
+   * Makes the stored model one of the offers' journal created at `streamCreated`: one built from another
+   * (the stream was made anew, a NATS swapped) is cleared, and the projector rebuilds it.
+   */
+  async open(streamCreated: string): Promise<void> {
+    if ((await this.meta.get('stream')) === streamCreated) return;
+    for (const sublevel of [this.offers, this.heads, this.acceptances, this.index, this.expiries, this.unfinished, this.meta]) await sublevel.clear();
+    await this.meta.put('stream', streamCreated);
+  }
+
+  /** How far the model has read the journal, and the last offer's place in the listing. */
+  async checkpoint(): Promise<Checkpoint> {
+    const [seq, listedAt] = await this.meta.getMany(['journalSeq', 'listedAt']);
+    return { seq: (seq as number | undefined) ?? 0, listedAt: (listedAt as number | undefined) ?? 0 };
   }
 
   async record(offerId: string): Promise<OfferRecord | undefined> {
@@ -98,9 +117,9 @@ export class OfferReadModel {
 
   /**
    * Stores each offer's newest record, moving its index entries, the acceptances `accepted` (each also
-   * unfinished until its pact is seen) and the journal position `seq`, in one batch.
+   * unfinished until its pact is seen) and how far the journal was read, in one batch.
    */
-  async putAll(records: OfferRecord[], accepted: UnfinishedAcceptance[], seq: number): Promise<void> {
+  async putAll(records: OfferRecord[], accepted: UnfinishedAcceptance[], reached: Checkpoint): Promise<void> {
     const ids = records.map((r) => r.offer.offerId);
     const stored = (await this.offers.getMany(ids)).map((text) => (text === undefined ? undefined : (JSON.parse(text) as Offer)));
     const operations: AbstractBatchOperation<JsonLevel, string, unknown>[] = [];
@@ -119,7 +138,8 @@ export class OfferReadModel {
       operations.push({ type: 'put', key: `${acceptance.offerId}!${acceptance.pactId}`, value: '', sublevel: this.acceptances });
       operations.push({ type: 'put', key: acceptance.pactId, value: acceptance, sublevel: this.unfinished });
     }
-    operations.push({ type: 'put', key: 'journalSeq', value: seq, sublevel: this.meta });
+    operations.push({ type: 'put', key: 'journalSeq', value: reached.seq, sublevel: this.meta });
+    operations.push({ type: 'put', key: 'listedAt', value: reached.listedAt, sublevel: this.meta });
     await this.level.batch(operations as never);
   }
 
@@ -166,12 +186,20 @@ export class OfferReadModel {
   }
 }
 
-export function matchesAll(offer: Offer, filter: Omit<OfferFilter, 'limit' | 'since'>): boolean {
-  if (offer.state !== 'OPEN' || isExpired(offer, filter.now)) return false;
-  if (filter.by !== undefined && offer.by !== filter.by) return false;
-  const tags = new Set(offer.tags.map(tagKeyOf));
-  if (!filter.tags.every((tag) => tags.has(tag))) return false;
-  if (filter.words.length === 0) return true;
-  const words = new Set(wordsOf(offer.text));
-  return filter.words.every((word) => words.has(word));
+/** An offer as filters look at it: its tags and the words of its text as sets, made once. */
+export interface OfferView {
+  offer: Offer;
+  tags: Set<string>;
+  words: Set<string>;
+}
+
+export const viewOf = (offer: Offer): OfferView => ({ offer, tags: new Set(offer.tags.map(tagKeyOf)), words: new Set(wordsOf(offer.text)) });
+
+/** What a search finds, said plainly: open, not expired at `now`, by the publisher, every tag and every word. */
+export function matchesFilter({ offer, tags, words }: OfferView, filter: Omit<OfferFilter, 'limit' | 'since'>): boolean {
+  return (
+    offer.state === 'OPEN' && !isExpired(offer, filter.now) &&
+    (filter.by === undefined || offer.by === filter.by) &&
+    filter.tags.every((tag) => tags.has(tag)) && filter.words.every((word) => words.has(word))
+  );
 }

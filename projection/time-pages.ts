@@ -9,6 +9,8 @@ export interface Position {
   id: string;
   /** What the index holds under the key. */
   value: string;
+  /** Index entries read to reach it (1 when left out). */
+  cost?: number;
 }
 
 export const positionOf = (suffix: string, value: string): Position => ({ at: Number(suffix.slice(0, 15)), id: suffix.slice(16), value });
@@ -25,13 +27,13 @@ export interface TimePage<T> {
   nextSince: number | null;
 }
 
-/** At most this many positions are read for one page. */
+/** At most this many index entries are read for one page. */
 const SCAN_LIMIT = 5_000;
 
 /**
  * The items of `positions` (in time order) that `accept` takes, oldest first, at most `limit` but for this:
  * a page never splits a millisecond, so it may hold more when several share the last one's, and paging by
- * `since` never skips one. Work is bounded: after SCAN_LIMIT positions the page ends before the millisecond
+ * `since` never skips one. Work is bounded: after SCAN_LIMIT index entries the page ends before the millisecond
  * it reached, unless that would end it before any progress (everything read shares the first millisecond):
  * then it goes on to the end of that millisecond, so that following `nextSince` always gets further.
  */
@@ -44,7 +46,8 @@ export async function pageByTime<P extends Position, T>(positions: AsyncIterable
     const lastAt = found.at(-1)?.at;
     if (found.length >= limit && at !== lastAt) return { items: found.map((f) => f.item), nextSince: lastAt! };
     firstAt ??= at;
-    if (++scanned > SCAN_LIMIT && at > firstAt) {
+    scanned += position.cost ?? 1;
+    if (scanned > SCAN_LIMIT && at > firstAt) {
       return { items: found.filter((f) => f.at < at).map((f) => f.item), nextSince: at - 1 };
     }
     const item = await accept(position);

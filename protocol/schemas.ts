@@ -1,6 +1,7 @@
 import { FEE_FROM, PACT_STATES, RAILS } from '../machines/pact/types.js';
 import { ACTIONS } from './signed-call.js';
 import { AMOUNT_PATTERN } from './money.js';
+import { MAX_INVENTORY } from '../machines/offer/rules.js';
 
 // JSON Schemas of every body. The validator is strict: no coercion, no removal, no defaults,
 // because the signature covers the body exactly as sent.
@@ -221,7 +222,8 @@ export const paidPayoutsSchema = {
 } as const;
 
 /** A tag: no whitespace, and neither `,` (tags are comma-joined in a query) nor `!` (the indexes' separator). */
-const tag = { type: 'string', pattern: '^[^\\s,!]{1,64}$' } as const;
+export const offerTagPattern = '^[^\\s,!]{1,64}$';
+const tag = { type: 'string', pattern: offerTagPattern } as const;
 export const MAX_OFFER_TEXT = 4_096;
 
 const offerTemplate = {
@@ -243,7 +245,7 @@ export const offerSchema = {
     expiresAt: millis,
     pactId: { type: 'string', pattern: '^p_[0-9a-f]{32}$' },
     template: offerTemplate,
-    inventory: { type: 'integer', minimum: 1, maximum: 10_000 },
+    inventory: { type: 'integer', minimum: 1, maximum: MAX_INVENTORY },
     evaluator: emptyEvaluator,
     sig,
   },
@@ -266,10 +268,4 @@ export const offerWatchQuery = {
   type: 'object',
   additionalProperties: false,
   properties: { ...offerFilters, timeoutMs: { type: 'string', pattern: '^(0|[1-9][0-9]{0,4})$' } },
-} as const;
-
-export const offerIdParams = {
-  type: 'object',
-  required: ['offerId'],
-  properties: { offerId: { type: 'string', maxLength: 64 } },
 } as const;

@@ -5,7 +5,7 @@ import type { Acceptance, Offer, SignedOffer } from './types.js';
 /** The record of a newly published offer. */
 export function publishedOffer(offerId: string, offer: SignedOffer, at: number): Offer {
   const inventory = offer.inventory ?? 1;
-  return { ...offer, offerId, publishedAt: at, remaining: inventory, state: 'OPEN' };
+  return { ...offer, offerId, publishedAt: at, listedAt: at, remaining: inventory, state: 'OPEN' };
 }
 
 /** The offer after one acceptance, or undefined when the machine refuses it (sold out). */

@@ -4,7 +4,7 @@ import type { Offer, OfferEvent } from './types.js';
 /**
  * The offer lifecycle. An offer is published OPEN; each acceptance takes one unit of its inventory, and the
  * acceptance of the last unit leaves it SOLD_OUT. Pure: the event carries its time; expiry is checked by
- * `decide.ts` against the command's time, since nothing happens to an offer when it expires.
+ * `acceptanceRefusal` (rules.ts) against the command's time, since nothing happens to an offer when it expires.
  */
 export const offerMachine = setup({
   types: { context: {} as Offer, events: {} as OfferEvent, input: {} as Offer },

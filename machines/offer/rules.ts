@@ -83,6 +83,6 @@ export function acceptanceRefusal(offer: Offer, signer: PartyId, now: number): P
 
 /** The offer as its publisher signed it: the record without what the service added. */
 export function signedOfferOf(offer: Offer): SignedOffer {
-  const { offerId: _id, publishedAt: _at, remaining: _remaining, state: _state, ...signed } = offer;
+  const { offerId: _id, publishedAt: _at, listedAt: _listed, remaining: _remaining, state: _state, ...signed } = offer;
   return signed;
 }

@@ -34,7 +34,15 @@ export interface SignedOffer {
  */
 export type Offer = SignedOffer & {
   offerId: string;
+  /** When the desk that took it published it, on that node's clock. */
   publishedAt: number;
+  /**
+   * Its place in the listing, the time search's `since` and `nextSince` speak of: `publishedAt`, but never
+   * before or at an offer listed ahead of it in the journal. Offers published at once on several nodes (or
+   * clocks a little apart) reach the journal in some order; listed in that order, an offer never appears
+   * behind a cursor already handed out.
+   */
+  listedAt: number;
   remaining: number;
   state: OfferState;
 };

@@ -64,15 +64,20 @@ test('the reconciler creates the pact; the retry answers with it; the unit is ta
 test('a forged acceptance in the offers journal makes no pact', async ({ stack, nc }) => {
   const seller = generateKeyPair();
   const buyer = generateKeyPair();
-  const offer = (await stack.client.request('POST', '/offers', offerBy(seller, stack.now))).body.offer as Offer;
+  const offer = (await stack.client.request('POST', '/offers', offerBy(seller, stack.now, { inventory: 2 }))).body.offer as Offer;
   const envelope = { ...signed({ action: 'offers.accept', call: { acceptanceId: 'forged' }, pactId: offer.offerId, stateNonce: 0, issuedAt: stack.now, signer: buyer.party }, generateKeyPair()) } as AcceptCall;
   const pactId = acceptedPactId(offer.offerId, buyer.party, 'forged');
   const journal = new OfferJournal(jetstream(nc), await jetstreamManager(nc));
   const [published] = await journal.entriesAfter(offer.offerId, 0);
   await journal.append({ offerId: offer.offerId, nonce: 1, event: { type: 'accepted', at: stack.now, signer: buyer.party, acceptanceId: 'forged', pactId }, envelope }, published!.seq);
+  // Signed by the buyer, but after the offer expired: no pact either, whoever sends it.
+  const late = signed({ action: 'offers.accept', call: { acceptanceId: 'late' }, pactId: offer.offerId, stateNonce: 0, issuedAt: offer.expiresAt + 11 * 60_000, signer: buyer.party }, buyer) as AcceptCall;
+  const latePactId = acceptedPactId(offer.offerId, buyer.party, 'late');
+  await journal.append({ offerId: offer.offerId, nonce: 2, event: { type: 'accepted', at: stack.now, signer: buyer.party, acceptanceId: 'late', pactId: latePactId }, envelope: late }, published!.seq + 1);
   await stack.advanceClock(31_000);
   await stack.advanceClock(1);
   assert.is((await stack.client.get(pactId)).status, 404, 'the pact host checks the accepter’s signature');
+  assert.is((await stack.client.get(latePactId)).status, 404, 'the pact host checks the acceptance against the offer’s expiry');
 });
 
 test.run();
