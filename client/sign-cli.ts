@@ -5,6 +5,7 @@
 //   tsx client/sign-cli.ts verdict <seed> '<verdict JSON without signer and sig>'    → a signed verdict
 //   tsx client/sign-cli.ts put-headers <seed> <pactId> <file>   → the signed headers of a blob upload (curl -H @-)
 //   tsx client/sign-cli.ts link <seed> <pactId> <hash>          → the signed body of a link request
+//   tsx client/sign-cli.ts offer <seed> '<offer JSON without by and sig>'   → a signed offer for POST /offers
 // The seed is a secret: this is for local development on the mock rail only.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -55,7 +56,13 @@ switch (command) {
     print({ signer: key.party, issuedAt, sig: signPayload({ action: 'link', pactId, hash, issuedAt }, key) });
     break;
   }
+  case 'offer': {
+    const [seed, body] = args;
+    const key = keyPairFromSeedHex(seed!);
+    print(signed({ by: key.party, ...JSON.parse(body!) }, key));
+    break;
+  }
   default:
-    console.error('usage: sign-cli.ts keygen | call <seed> <action> <pactId> <stateNonce> <call> | approve-cancel <seed> <pactId> <nonce> <expiresAt> | verdict <seed> <body> | put-headers <seed> <pactId> <file> | link <seed> <pactId> <hash>');
+    console.error('usage: sign-cli.ts keygen | call <seed> <action> <pactId> <stateNonce> <call> | approve-cancel <seed> <pactId> <nonce> <expiresAt> | verdict <seed> <body> | put-headers <seed> <pactId> <file> | link <seed> <pactId> <hash> | offer <seed> <body>');
     process.exit(2);
 }
