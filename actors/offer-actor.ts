@@ -1,15 +1,16 @@
-import { afterAcceptance, publishedOffer } from '../machines/offer/evolve.js';
+import { afterAcceptance, afterRelease, entriesAfterPublication, publishedOffer } from '../machines/offer/evolve.js';
 import { acceptanceRefusal, acceptedPactId } from '../machines/offer/rules.js';
 import type { AcceptCall, Offer, SignedOffer } from '../machines/offer/types.js';
 import { pactError, type PactError } from '../protocol/errors.js';
 import type { OfferRecord } from '../projection/offer-read-model.js';
-import { acceptancesOf, applyOfferEntry, type OfferEntry, type OfferJournal } from './offer-journal.js';
+import { applyOfferEntry, type OfferEntry, type OfferJournal } from './offer-journal.js';
 import { ExpectedSequenceMismatch } from './stream-journal.js';
 
 /** The node's records of offers (its read model), which an offer actor comes back from. */
 export interface OfferRecords {
   record(offerId: string): Promise<OfferRecord | undefined>;
   hasAcceptance(offerId: string, pactId: string): Promise<boolean>;
+  hasRelease(offerId: string, pactId: string): Promise<boolean>;
 }
 
 export interface OfferActorDeps {
@@ -20,6 +21,7 @@ export interface OfferActorDeps {
 export type Failure = { ok: false; error: PactError };
 export type Published = { ok: true; offer: Offer; seq: number } | Failure;
 export type Accepted = { ok: true; offer: Offer; pactId: string } | Failure;
+export type Released = { ok: true; offer: Offer } | Failure;
 
 /** Appends lost to other writers in a row before a command gives up (503): only a hot offer on many nodes gets near it. */
 const MAX_APPENDS = 8;
@@ -35,8 +37,9 @@ const failure = (error: PactError): Failure => ({ ok: false, error });
  * says now, so a retried acceptance that another node recorded is answered with its pact, not refused.
  */
 export class OfferActor {
-  /** Acceptances this actor appended or read from the journal past its record. */
+  /** Acceptances and releases (by pact id) this actor appended or read from the journal past its record. */
   private readonly accepted = new Set<string>();
+  private readonly released = new Set<string>();
 
   private constructor(
     readonly offerId: string,
@@ -79,7 +82,7 @@ export class OfferActor {
       const next = afterAcceptance(offer, { signer, acceptanceId, pactId }, now)!;
       const entry: OfferEntry = {
         offerId: this.offerId,
-        nonce: acceptancesOf(next),
+        nonce: entriesAfterPublication(next),
         event: { type: 'accepted', at: now, signer, acceptanceId, pactId },
         envelope,
       };
@@ -89,6 +92,36 @@ export class OfferActor {
       }
       fresh = true;
     }
+  }
+
+  /**
+   * Gives back the unit of the acceptance that made `pactId` (its pact was cancelled unfunded), once: a
+   * second release of it answers with the offer as it is.
+   */
+  async release(pactId: string, now: number): Promise<Released> {
+    let fresh = false;
+    for (let append = 1; ; append++) {
+      if (!this.offer && !fresh) fresh = await this.confirm();
+      const offer = this.offer;
+      if (!offer) return failure(pactError('not_found', `no offer ${this.offerId}`));
+      if (await this.hasReleased(pactId)) return { ok: true, offer };
+      if (!(await this.hasAccepted(pactId))) {
+        if (fresh) return failure(pactError('not_found', `no acceptance of offer ${this.offerId} made pact ${pactId}`));
+        fresh = await this.confirm();
+        continue;
+      }
+      const next = afterRelease(offer, pactId, now)!;
+      const entry: OfferEntry = { offerId: this.offerId, nonce: entriesAfterPublication(next), event: { type: 'released', at: now, pactId } };
+      if (await this.append(entry, next, append)) {
+        this.released.add(pactId);
+        return { ok: true, offer: next };
+      }
+      fresh = true;
+    }
+  }
+
+  private async hasReleased(pactId: string): Promise<boolean> {
+    return this.released.has(pactId) || (await this.deps.records.hasRelease(this.offerId, pactId));
   }
 
   private async hasAccepted(pactId: string): Promise<boolean> {
@@ -117,6 +150,7 @@ export class OfferActor {
       this.offer = applyOfferEntry(this.offer, value);
       this.seq = seq;
       if (value.event.type === 'accepted') this.accepted.add(value.event.pactId);
+      if (value.event.type === 'released') this.released.add(value.event.pactId);
     }
     return true;
   }

@@ -9,7 +9,7 @@ import { verifySignature } from '../protocol/verify.js';
 import type { Clock } from '../runtime/clock.js';
 import type { CommandSender } from './command-sender.js';
 import type { CommandReply } from './messages.js';
-import { OfferActor, type Accepted, type Failure, type OfferActorDeps, type Published } from './offer-actor.js';
+import { OfferActor, type Accepted, type Failure, type OfferActorDeps, type Published, type Released } from './offer-actor.js';
 
 export interface OfferDeskDeps extends OfferActorDeps {
   /** The pact an offer names, as this node knows it. */
@@ -64,6 +64,12 @@ export class OfferDesk {
     const accepted: Accepted = await this.inTurn(offerId, (actor) => actor.accept(envelope, now));
     if (!accepted.ok) return accepted;
     return this.createPact(accepted.pactId, accepted.offer, envelope);
+  }
+
+  /** Gives back the unit of the acceptance that made `pactId`, whose pact was cancelled unfunded. */
+  release(offerId: string, pactId: string): Promise<Released> {
+    const now = this.deps.clock.now();
+    return this.inTurn(offerId, (actor) => actor.release(pactId, now));
   }
 
   /** Creates the pact of a recorded acceptance; creating it again answers with the pact. */

@@ -1,5 +1,5 @@
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
-import { afterAcceptance, publishedOffer } from '../machines/offer/evolve.js';
+import { afterAcceptance, afterRelease, entriesAfterPublication, publishedOffer } from '../machines/offer/evolve.js';
 import { offerIdOf } from '../machines/offer/rules.js';
 import type { AcceptCall, Offer, OfferEvent } from '../machines/offer/types.js';
 import { JournalReplayError } from './replay.js';
@@ -7,8 +7,9 @@ import { messageObject, StreamJournal } from './stream-journal.js';
 import { OFFER_STREAM, offerSubject } from './subjects.js';
 
 /**
- * One entry of an offer's journal: its publication (nonce 0, the signed offer inside the event) or one
- * acceptance (with the accepter's signed call). Anyone can re-verify an offer and its acceptances from it.
+ * One entry of an offer's journal: its publication (nonce 0, the signed offer inside the event), one
+ * acceptance (with the accepter's signed call), or a unit given back by an acceptance whose pact was
+ * cancelled unfunded (the pact's own journal shows why). Anyone can re-verify an offer and its acceptances.
  */
 export interface OfferEntry {
   offerId: string;
@@ -26,18 +27,19 @@ export function decodeOfferEntry(data: Uint8Array, subject: string): OfferEntry 
     typeof value.offerId === 'string' && offerSubject(value.offerId) === subject &&
     Number.isSafeInteger(value.nonce) && value.nonce! >= 0 &&
     typeof value.event === 'object' && value.event !== null && typeof value.event.at === 'number' &&
-    (value.event.type === 'published' || (value.event.type === 'accepted' && typeof value.envelope === 'object' && value.envelope !== null));
+    (value.event.type === 'published' || value.event.type === 'released' ||
+      (value.event.type === 'accepted' && typeof value.envelope === 'object' && value.envelope !== null));
   return wellShaped ? (value as OfferEntry) : undefined;
 }
 
-/** The offers' journal: a publication's message id is the offer's, an acceptance's names its pact. */
+/** The offers' journal: a publication's message id is the offer's, an acceptance's or a release's names its pact. */
 export class OfferJournal extends StreamJournal<OfferEntry> {
   constructor(js: JetStreamClient, jsm: JetStreamManager) {
     super(js, jsm, {
       stream: OFFER_STREAM,
       subjectOf: offerSubject,
       idOf: (entry) => entry.offerId,
-      messageIdOf: (entry) => `${entry.offerId}:${entry.event.type === 'accepted' ? entry.event.pactId : 'published'}`,
+      messageIdOf: ({ offerId, event }) => (event.type === 'published' ? `${offerId}:published` : `${offerId}:${event.type}:${event.pactId}`),
       decode: decodeOfferEntry,
     });
   }
@@ -56,12 +58,11 @@ export function applyOfferEntry(offer: Offer | undefined, entry: OfferEntry): Of
     if (entry.nonce !== 0 || offerIdOf(event.offer) !== entry.offerId) throw new JournalReplayError(`${at}: not the offer's publication`);
     return publishedOffer(entry.offerId, event.offer, event.at);
   }
-  if (!offer) throw new JournalReplayError(`${at}: an acceptance before the publication`);
-  const next = afterAcceptance(offer, { signer: event.signer, acceptanceId: event.acceptanceId, pactId: event.pactId }, event.at);
-  if (!next) throw new JournalReplayError(`${at}: the machine refuses the acceptance`);
-  if (acceptancesOf(next) !== entry.nonce) throw new JournalReplayError(`${at}: replay reaches nonce ${acceptancesOf(next)}`);
+  if (!offer) throw new JournalReplayError(`${at}: an ${event.type} entry before the publication`);
+  const next = event.type === 'accepted'
+    ? afterAcceptance(offer, { signer: event.signer, acceptanceId: event.acceptanceId, pactId: event.pactId }, event.at)
+    : afterRelease(offer, event.pactId, event.at);
+  if (!next) throw new JournalReplayError(`${at}: the machine refuses the ${event.type} entry`);
+  if (entriesAfterPublication(next) !== entry.nonce) throw new JournalReplayError(`${at}: replay reaches nonce ${entriesAfterPublication(next)}`);
   return next;
 }
-
-/** How many acceptances an offer has taken: also its last entry's nonce. */
-export const acceptancesOf = (offer: Offer) => (offer.inventory ?? 1) - offer.remaining;

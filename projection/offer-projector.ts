@@ -67,10 +67,10 @@ export class OfferProjector {
     while (this.arrivals.length > 0 && !this.stopped) {
       const batch = this.arrivals;
       this.arrivals = [];
-      let written: { records: OfferRecord[]; accepted: UnfinishedAcceptance[]; published: Offer[]; reached: Checkpoint };
+      let written: Awaited<ReturnType<OfferProjector['recordsOf']>>;
       try {
         written = await this.recordsOf(batch);
-        await this.readModel.putAll(written.records, written.accepted, written.reached);
+        await this.readModel.putAll(written.records, written.accepted, written.reached, written.released);
       } catch (error) {
         console.error('offer projector could not write; retrying in a second:', String(error));
         this.arrivals = [...batch, ...this.arrivals];
@@ -91,6 +91,7 @@ export class OfferProjector {
     const latest = new Map<string, OfferRecord>();
     const accepted: UnfinishedAcceptance[] = [];
     const published: Offer[] = [];
+    const released: { offerId: string; pactId: string }[] = [];
     let { listedAt } = this;
     for (const message of batch) {
       const entry = decodeOfferEntry(message.data, message.subject);
@@ -107,12 +108,14 @@ export class OfferProjector {
           listedAt = Math.max(offer.publishedAt, listedAt + 1);
           offer = { ...offer, listedAt };
           published.push(offer);
-        } else accepted.push({ pactId: event.pactId, offerId: entry.offerId, envelope: entry.envelope!, at: event.at });
+        } else if (event.type === 'accepted') accepted.push({ pactId: event.pactId, offerId: entry.offerId, envelope: entry.envelope!, at: event.at });
+        else released.push({ offerId: entry.offerId, pactId: event.pactId });
         latest.set(entry.offerId, { offer, seq: message.seq });
       } catch (error) {
         console.error('offer projector skips an entry it cannot replay:', String(error));
       }
     }
-    return { records: [...latest.values()], accepted, published, reached: { seq: batch.at(-1)!.seq, listedAt } };
+    const reached: Checkpoint = { seq: batch.at(-1)!.seq, listedAt };
+    return { records: [...latest.values()], accepted, released, published, reached };
   }
 }

@@ -11,7 +11,10 @@ export interface OfferRecord {
   seq: number;
 }
 
-/** An acceptance whose pact may not exist yet: what it takes to create that pact. */
+/**
+ * An acceptance whose pact may not exist yet, or may still be cancelled unfunded (it is in CREATED): what
+ * it takes to create that pact.
+ */
 export interface UnfinishedAcceptance {
   pactId: string;
   offerId: string;
@@ -68,6 +71,7 @@ export class OfferReadModel {
   private readonly offers;
   private readonly heads;
   private readonly acceptances;
+  private readonly releases;
   private readonly index;
   private readonly expiries;
   private readonly unfinished;
@@ -77,6 +81,7 @@ export class OfferReadModel {
     this.offers = level.sublevel<string, string>('offers', { valueEncoding: 'utf8' });
     this.heads = level.sublevel<string, number>('offer-heads', { valueEncoding: 'json' });
     this.acceptances = level.sublevel<string, string>('offer-acceptances', { valueEncoding: 'utf8' });
+    this.releases = level.sublevel<string, string>('offer-releases', { valueEncoding: 'utf8' });
     /** Each key `<prefix><listedAt>!<offerId>` holds the offer's `expiresAt`, so a search filters without reading offers. */
     this.index = level.sublevel<string, string>('offer-index', { valueEncoding: 'utf8' });
     this.expiries = level.sublevel<string, string>('offer-expiries', { valueEncoding: 'utf8' });
@@ -90,7 +95,7 @@ export class OfferReadModel {
    */
   async open(streamCreated: string): Promise<void> {
     if ((await this.meta.get('stream')) === streamCreated) return;
-    for (const sublevel of [this.offers, this.heads, this.acceptances, this.index, this.expiries, this.unfinished, this.meta]) await sublevel.clear();
+    for (const sublevel of [this.offers, this.heads, this.acceptances, this.releases, this.index, this.expiries, this.unfinished, this.meta]) await sublevel.clear();
     await this.meta.put('stream', streamCreated);
   }
 
@@ -115,11 +120,17 @@ export class OfferReadModel {
     return (await this.acceptances.get(`${offerId}!${pactId}`)) !== undefined;
   }
 
+  /** Whether the offer's journal, as far as written here, gave back the unit of the acceptance that made `pactId`. */
+  async hasRelease(offerId: string, pactId: string): Promise<boolean> {
+    return (await this.releases.get(`${offerId}!${pactId}`)) !== undefined;
+  }
+
   /**
    * Stores each offer's newest record, moving its index entries, the acceptances `accepted` (each also
-   * unfinished until its pact is seen) and how far the journal was read, in one batch.
+   * unfinished until its pact is out of CREATED), the units `released` and how far the journal was read,
+   * in one batch.
    */
-  async putAll(records: OfferRecord[], accepted: UnfinishedAcceptance[], reached: Checkpoint): Promise<void> {
+  async putAll(records: OfferRecord[], accepted: UnfinishedAcceptance[], reached: Checkpoint, released: { offerId: string; pactId: string }[] = []): Promise<void> {
     const ids = records.map((r) => r.offer.offerId);
     const stored = (await this.offers.getMany(ids)).map((text) => (text === undefined ? undefined : (JSON.parse(text) as Offer)));
     const operations: AbstractBatchOperation<JsonLevel, string, unknown>[] = [];
@@ -138,6 +149,7 @@ export class OfferReadModel {
       operations.push({ type: 'put', key: `${acceptance.offerId}!${acceptance.pactId}`, value: '', sublevel: this.acceptances });
       operations.push({ type: 'put', key: acceptance.pactId, value: acceptance, sublevel: this.unfinished });
     }
+    for (const { offerId, pactId } of released) operations.push({ type: 'put', key: `${offerId}!${pactId}`, value: '', sublevel: this.releases });
     operations.push({ type: 'put', key: 'journalSeq', value: reached.seq, sublevel: this.meta });
     operations.push({ type: 'put', key: 'listedAt', value: reached.listedAt, sublevel: this.meta });
     await this.level.batch(operations as never);
@@ -175,12 +187,12 @@ export class OfferReadModel {
     }
   }
 
-  /** Acceptances recorded here whose pact was not yet seen to exist. */
+  /** Acceptances recorded here whose pact was not yet seen to exist, or to leave CREATED. */
   async *unfinishedAcceptances(): AsyncGenerator<UnfinishedAcceptance> {
     yield* this.unfinished.values();
   }
 
-  /** The pact of this acceptance exists: it is finished. */
+  /** The pact of this acceptance is out of CREATED (its unit given back if it was cancelled unfunded): finished. */
   finished(pactId: string): Promise<void> {
     return this.unfinished.del(pactId);
   }

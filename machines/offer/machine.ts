@@ -3,7 +3,8 @@ import type { Offer, OfferEvent } from './types.js';
 
 /**
  * The offer lifecycle. An offer is published OPEN; each acceptance takes one unit of its inventory, and the
- * acceptance of the last unit leaves it SOLD_OUT. Pure: the event carries its time; expiry is checked by
+ * acceptance of the last unit leaves it SOLD_OUT; a unit given back (its pact cancelled unfunded) opens it
+ * again. Whether an acceptance or a release may happen at all is `rules.ts`'s to say. Pure: the event carries its time; expiry is checked by
  * `acceptanceRefusal` (rules.ts) against the command's time, since nothing happens to an offer when it expires.
  */
 export const offerMachine = setup({
@@ -13,6 +14,7 @@ export const offerMachine = setup({
   },
   actions: {
     takeUnit: assign(({ context }) => ({ remaining: context.remaining - 1 })),
+    giveBack: assign(({ context }) => ({ remaining: context.remaining + 1, released: context.released + 1 })),
   },
 }).createMachine({
   id: 'offer',
@@ -25,8 +27,11 @@ export const offerMachine = setup({
           { guard: 'lastUnit', target: 'SOLD_OUT', actions: 'takeUnit' },
           { actions: 'takeUnit' },
         ],
+        released: { actions: 'giveBack' },
       },
     },
-    SOLD_OUT: {},
+    SOLD_OUT: {
+      on: { released: { target: 'OPEN', actions: 'giveBack' } },
+    },
   },
 });

@@ -4,6 +4,7 @@ import type { PartyId } from '../../protocol/party.js';
 import { signedPart } from '../../protocol/signed-call.js';
 import { oversizedPart } from '../pact/limits.js';
 import type { PactSpec } from '../pact/spec.js';
+import type { Pact } from '../pact/types.js';
 import type { Offer, SignedOffer } from './types.js';
 
 /** How far ahead an offer may expire. */
@@ -83,6 +84,13 @@ export function acceptanceRefusal(offer: Offer, signer: PartyId, now: number): P
 
 /** The offer as its publisher signed it: the record without what the service added. */
 export function signedOfferOf(offer: Offer): SignedOffer {
-  const { offerId: _id, publishedAt: _at, listedAt: _listed, remaining: _remaining, state: _state, ...signed } = offer;
+  const { offerId: _id, publishedAt: _at, listedAt: _listed, remaining: _remaining, released: _released, state: _state, ...signed } = offer;
   return signed;
 }
+
+/**
+ * Whether a pact gives its offer's unit back: one created by an acceptance of that offer, cancelled at its
+ * fund deadline (nobody funded it in time, or not everyone did). A pact that ever activated keeps its unit.
+ */
+export const releasesUnit = (pact: Pact, offerId: string) =>
+  pact.sourceOffer?.id === offerId && pact.state === 'CANCELLED' && pact.settlement?.outcome === 'cancelled_fund_deadline';

@@ -43,7 +43,10 @@ export type Offer = SignedOffer & {
    * behind a cursor already handed out.
    */
   listedAt: number;
+  /** Units left: the inventory, less acceptances, plus units given back. */
   remaining: number;
+  /** Units given back by acceptances whose pact was cancelled unfunded at its fund deadline. */
+  released: number;
   state: OfferState;
 };
 
@@ -59,7 +62,9 @@ export interface Acceptance {
 
 export type OfferEvent =
   | { type: 'published'; at: number; offer: SignedOffer }
-  | ({ type: 'accepted'; at: number } & Acceptance);
+  | ({ type: 'accepted'; at: number } & Acceptance)
+  /** The pact of an acceptance was cancelled at its fund deadline without being funded: its unit comes back. */
+  | { type: 'released'; at: number; pactId: string };
 
 /** `POST /offers/:offerId/accept` once its signature is checked. */
 export type AcceptCall = SignedCall<{ acceptanceId: string }>;

@@ -293,6 +293,25 @@ test('expired offers never appear and cannot be accepted (410); a retry of an ea
   assert.is(retried.body.pact.id, pactId);
 });
 
+test('an acceptance whose pact is cancelled unfunded at its fund deadline gives its unit back, once', async ({ stack }) => {
+  const { offer, seller } = await published(stack, { expiresAt: stack.now + 3 * DAY_MS });
+  const idle = (await stack.client.acceptOffer(generateKeyPair(), offer.offerId, 'never-pays')).body.pact;
+  assert.is(errorOf(await stack.client.acceptOffer(generateKeyPair(), offer.offerId, 'blocked')), 'sold_out');
+  await stack.advanceClock(idle.fundBy - stack.now); // the keeper cancels it; the hook then runs the reconcilers
+  assert.is((await stack.client.get(idle.id)).body.pact.state, 'CANCELLED');
+  const reopened = (await stack.client.searchOffers({ by: seller.party })).body.offers;
+  assert.equal(reopened.map((o) => [o.offerId, o.remaining, o.released]), [[offer.offerId, 1, 1]]);
+  await stack.advanceClock(1_000); // another pass gives nothing back twice
+  assert.is((await stack.client.searchOffers({ by: seller.party })).body.offers[0]!.remaining, 1);
+  const buyer = generateKeyPair();
+  const taken = await stack.client.acceptOffer(buyer, offer.offerId, 'pays');
+  assert.is(taken.status, 200, JSON.stringify(taken.body));
+  assert.is((await stack.client.fund(buyer, taken.body.pact.id)).status, 200);
+  assert.is((await stack.client.fund(seller, taken.body.pact.id)).body.pact.state, 'ACTIVE');
+  assert.is(errorOf(await stack.client.acceptOffer(generateKeyPair(), offer.offerId, 'late')), 'sold_out');
+  assert.is((await stack.client.acceptOffer(buyer, offer.offerId, 'pays')).body.pact.id, taken.body.pact.id);
+});
+
 test('after a restart (kill -9): search finds what was published, inventory is what was left, acceptances repeat', async ({ stack }) => {
   const tag = uniqueTag();
   const { offer } = await published(stack, { tags: [tag], inventory: 2 });

@@ -2,9 +2,9 @@
 // in their order, inventory, and the replay of an offer's journal.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { acceptancesOf, applyOfferEntry, type OfferEntry } from '../../actors/offer-journal.js';
+import { applyOfferEntry, type OfferEntry } from '../../actors/offer-journal.js';
 import { JournalReplayError } from '../../actors/replay.js';
-import { afterAcceptance, publishedOffer } from '../../machines/offer/evolve.js';
+import { afterAcceptance, afterRelease, entriesAfterPublication, publishedOffer } from '../../machines/offer/evolve.js';
 import {
   acceptanceRefusal,
   acceptedPactId,
@@ -13,8 +13,10 @@ import {
   offerShapeProblem,
   offerTimeProblem,
   pactSpecOf,
+  releasesUnit,
   signedOfferOf,
 } from '../../machines/offer/rules.js';
+import type { Pact } from '../../machines/pact/types.js';
 import type { Offer, SignedOffer } from '../../machines/offer/types.js';
 import { specProblem } from '../../machines/pact/spec.js';
 import { ERROR_STATUS } from '../../protocol/errors.js';
@@ -112,11 +114,33 @@ test('each acceptance takes one unit; the last leaves the offer SOLD_OUT; the ma
   for (const [i, key] of [buyer, other, partyKey(4)].entries()) {
     offer = afterAcceptance(offer, acceptance(key, 'a', offer), T0 + i)!;
     assert.is(offer.remaining, 2 - i);
-    assert.is(acceptancesOf(offer), i + 1);
+    assert.is(entriesAfterPublication(offer), i + 1);
   }
   assert.is(offer.state, 'SOLD_OUT');
   assert.is(afterAcceptance(offer, acceptance(partyKey(5), 'a', offer), T0 + 9), undefined);
   assert.is(published().remaining, 1, 'inventory defaults to 1');
+});
+
+test('a unit given back opens a sold-out offer again; the next acceptance takes it', () => {
+  const offer = published();
+  const soldOut = afterAcceptance(offer, acceptance(buyer, 'a1', offer), T0 + 1)!;
+  const reopened = afterRelease(soldOut, acceptance(buyer, 'a1', offer).pactId, T0 + 2)!;
+  assert.is(reopened.state, 'OPEN');
+  assert.is(reopened.remaining, 1);
+  assert.is(reopened.released, 1);
+  assert.is(entriesAfterPublication(reopened), 2);
+  const again = afterAcceptance(reopened, acceptance(other, 'a1', offer), T0 + 3)!;
+  assert.is(again.state, 'SOLD_OUT');
+  assert.is(entriesAfterPublication(again), 3);
+});
+
+test('a pact gives its unit back only when cancelled at its fund deadline, and only to its own offer', () => {
+  const base = { sourceOffer: { id: 'o_1', by: seller.party }, state: 'CANCELLED', settlement: { outcome: 'cancelled_fund_deadline' } } as unknown as Pact;
+  assert.ok(releasesUnit(base, 'o_1'));
+  assert.not.ok(releasesUnit(base, 'o_2'));
+  assert.not.ok(releasesUnit({ ...base, settlement: { outcome: 'cancelled_perform_deadline' } } as Pact, 'o_1'));
+  assert.not.ok(releasesUnit({ ...base, state: 'CREATED', settlement: null } as Pact, 'o_1'));
+  assert.not.ok(releasesUnit({ ...base, sourceOffer: null } as Pact, 'o_1'));
 });
 
 test('the record shows the signed offer as sent, plus what the service added', () => {
