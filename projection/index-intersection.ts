@@ -1,64 +1,37 @@
 import { positionOf, rangeAfter, type Position } from './time-pages.js';
 
-/** What an index cursor needs of a LevelDB (sub)level's iterator. */
-interface SeekableIterator {
-  next(): Promise<[string, string] | undefined>;
-  seek(target: string): void;
-  close(): Promise<void>;
-}
+/** What the intersection needs of a LevelDB (sub)level holding an index of time keys. */
 interface Index {
-  iterator(range: { gt: string; lt: string }): SeekableIterator;
+  iterator(range: { gt: string; lt: string }): { nextv(size: number): Promise<[string, string][]>; close(): Promise<void> };
+  getMany(keys: string[]): Promise<(string | undefined)[]>;
 }
 
-/** One prefix of an index, read in key order; `suffix` is the current key without the prefix. */
-class Cursor {
-  suffix: string | undefined;
-  value = '';
-
-  constructor(
-    private readonly iterator: SeekableIterator,
-    private readonly prefix: string,
-  ) {}
-
-  async next(): Promise<void> {
-    const entry = await this.iterator.next();
-    this.suffix = entry?.[0].slice(this.prefix.length);
-    this.value = entry?.[1] ?? '';
-  }
-
-  close(): Promise<void> {
-    return this.iterator.close();
-  }
-
-  /** Moves to the first key at or after `suffix`. */
-  async seek(suffix: string): Promise<void> {
-    this.iterator.seek(this.prefix + suffix);
-    await this.next();
-  }
-}
+/** Positions read from the leading index at a time; each batch costs one read of it and one `getMany` of the others. */
+const BATCH = 64;
 
 /**
- * The time positions present under every one of `prefixes` (after `since`), in order: a merge of sorted
- * keys that seeks each index to the furthest key the others reached, so it reads little of a large index
- * that a small one rules out. Besides each match (`hit`), it yields the positions it passes on the way,
- * each with the index entries read to get there (`cost`), so that whoever reads it can bound its work.
+ * The time positions present under every one of `prefixes` (after `since`), in order. The first prefix
+ * leads: its keys are read in batches, and each batch's positions are looked up under the other prefixes
+ * with one `getMany`. Every position of the leading index is yielded, `hit` when all the others hold it
+ * too, with the index entries read to get there (`cost`), so that whoever reads it can bound its work.
+ * Name the most selective prefix first.
  */
 export async function* intersection(index: Index, prefixes: string[], since: number | undefined): AsyncGenerator<Position & { hit: boolean }> {
-  const cursors = prefixes.map((prefix) => new Cursor(index.iterator(rangeAfter(prefix, since)), prefix));
+  const [lead, ...others] = prefixes;
+  if (lead === undefined) return;
+  const iterator = index.iterator(rangeAfter(lead, since));
   try {
-    await Promise.all(cursors.map((cursor) => cursor.next()));
-    let cost = cursors.length; // index entries read since the last position yielded
     for (;;) {
-      if (cursors.some((cursor) => cursor.suffix === undefined)) return;
-      const furthest = cursors.reduce((max, cursor) => (cursor.suffix! > max ? cursor.suffix! : max), '');
-      const behind = cursors.filter((cursor) => cursor.suffix !== furthest);
-      const hit = behind.length === 0;
-      yield { ...positionOf(furthest, hit ? cursors[0]!.value : ''), hit, cost };
-      const moving = hit ? cursors : behind;
-      await Promise.all(moving.map((cursor) => (hit ? cursor.next() : cursor.seek(furthest))));
-      cost = moving.length;
+      const entries = await iterator.nextv(BATCH);
+      if (entries.length === 0) return;
+      const suffixes = entries.map(([key]) => key.slice(lead.length));
+      const found = others.length > 0 ? await index.getMany(others.flatMap((prefix) => suffixes.map((suffix) => prefix + suffix))) : [];
+      for (const [i, suffix] of suffixes.entries()) {
+        const hit = others.every((_, j) => found[j * suffixes.length + i] !== undefined);
+        yield { ...positionOf(suffix, entries[i]![1]), hit, cost: 1 + others.length };
+      }
     }
   } finally {
-    await Promise.all(cursors.map((cursor) => cursor.close()));
+    await iterator.close();
   }
 }
