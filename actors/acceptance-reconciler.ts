@@ -32,10 +32,16 @@ export class AcceptanceReconciler extends PeriodicPass {
     let done = 0;
     for await (const acceptance of this.offers.unfinishedAcceptances()) {
       const pact = await this.pactOf(acceptance.pactId);
-      const finished = pact ? await this.settle(acceptance, pact) : await this.create(acceptance);
-      if (finished === 'not yet') continue;
-      if (finished === 'done') done++;
-      await this.offers.finished(acceptance.pactId);
+      if (!pact) {
+        // A pact just created is followed on, like any other in CREATED: it may yet be cancelled unfunded.
+        const created = await this.create(acceptance);
+        if (created === 'done') done++;
+        if (created === 'nothing to do') await this.offers.finished(acceptance.pactId);
+        continue;
+      }
+      const settled = await this.settle(acceptance, pact);
+      if (settled === 'done') done++;
+      if (settled !== 'not yet') await this.offers.finished(acceptance.pactId);
     }
     return done;
   }

@@ -3,6 +3,9 @@ import { matchesFilter, viewOf, type OfferFilter, type OfferView } from '../proj
 import type { TimePage } from '../projection/time-pages.js';
 import type { Clock } from '../runtime/clock.js';
 
+/** Empty pages a watch reads on past before it answers with the cursor it reached (each reads at most 5,000 index entries). */
+const MAX_EMPTY_PAGES = 4;
+
 /** A search's page: each offer's JSON text. */
 type Search = (filter: OfferFilter) => Promise<TimePage<string>>;
 
@@ -58,13 +61,14 @@ export class OfferWatchers {
 
   /**
    * Offers matching `filter` listed after its `since`: at once when there are any, else as soon as one is
-   * published, else none after `timeoutMs` (or when `signal` aborts: the caller went away). A search page
+   * listed, else none after `timeoutMs` (or when `signal` aborts: the caller went away). A search page
    * may come back empty before the end of the listing (its work is bounded): the watch then reads on from
-   * where it stopped, and answers with the cursor it reached.
+   * where it stopped, a few pages at most, and answers with the cursor it reached.
    */
   async watch(filter: OfferFilter, timeoutMs: number, signal: AbortSignal): Promise<TimePage<string>> {
     const ends = Date.now() + timeoutMs;
     let since = filter.since;
+    let emptyPages = 0;
     for (;;) {
       const from = { ...filter, ...(since !== undefined ? { since } : {}) };
       // Waiting starts before the search, so that an offer published during the search still wakes it.
@@ -74,9 +78,11 @@ export class OfferWatchers {
         waiting.cancel();
         return page;
       }
-      if (page.nextSince !== null && Date.now() < ends && !signal.aborted) {
+      if (page.nextSince !== null) {
         waiting.cancel();
         since = page.nextSince;
+        // Reading on is bounded as a search is: past a few empty pages the client goes on from the cursor.
+        if (++emptyPages >= MAX_EMPTY_PAGES || Date.now() >= ends || signal.aborted) return { items: [], nextSince: since };
         continue;
       }
       if (!(await waiting.woken)) return { items: [], nextSince: since ?? null };

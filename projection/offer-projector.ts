@@ -31,8 +31,8 @@ export class OfferProjector {
     this.follower = new JournalFollower(nats, OFFER_STREAM, `offer-projector-${nodeId}`, (message) => this.arrive(message));
   }
 
-  /** Told of each offer published, once its record is written here. */
-  onPublished(listener: (offer: Offer) => void): void {
+  /** Told of each offer listed (published, or open again after being sold out), once its record is written here. */
+  onListed(listener: (offer: Offer) => void): void {
     this.listeners.push(listener);
   }
 
@@ -79,18 +79,18 @@ export class OfferProjector {
       }
       this.listedAt = written.reached.listedAt;
       this.waiters.reach(written.reached.seq);
-      for (const offer of written.published) for (const listener of this.listeners) listener(offer);
+      for (const offer of written.listed) for (const listener of this.listeners) listener(offer);
     }
   }
 
   /**
-   * The newest record of each offer the batch moves, the acceptances it records, and the offers it
-   * publishes. An entry that cannot be replayed is logged and left out (the offer keeps its last good record).
+   * The newest record of each offer the batch moves, the acceptances and releases it records, and the
+   * offers it lists. An entry that cannot be replayed is logged and left out (the offer keeps its last good record).
    */
   private async recordsOf(batch: JournalMessage[]) {
     const latest = new Map<string, OfferRecord>();
     const accepted: UnfinishedAcceptance[] = [];
-    const published: Offer[] = [];
+    const listed: Offer[] = [];
     const released: { offerId: string; pactId: string }[] = [];
     let { listedAt } = this;
     for (const message of batch) {
@@ -104,18 +104,20 @@ export class OfferProjector {
       try {
         let offer = applyOfferEntry(previous?.offer, entry);
         const { event } = entry;
-        if (event.type === 'published') {
-          listedAt = Math.max(offer.publishedAt, listedAt + 1);
+        // A new offer, or a sold-out one open again (a unit given back), is listed after everything listed so far.
+        if (event.type === 'published' || (event.type === 'released' && previous?.offer.state === 'SOLD_OUT')) {
+          listedAt = Math.max(event.at, listedAt + 1);
           offer = { ...offer, listedAt };
-          published.push(offer);
-        } else if (event.type === 'accepted') accepted.push({ pactId: event.pactId, offerId: entry.offerId, envelope: entry.envelope!, at: event.at });
-        else released.push({ offerId: entry.offerId, pactId: event.pactId });
+          listed.push(offer);
+        }
+        if (event.type === 'accepted') accepted.push({ pactId: event.pactId, offerId: entry.offerId, envelope: entry.envelope!, at: event.at });
+        if (event.type === 'released') released.push({ offerId: entry.offerId, pactId: event.pactId });
         latest.set(entry.offerId, { offer, seq: message.seq });
       } catch (error) {
         console.error('offer projector skips an entry it cannot replay:', String(error));
       }
     }
     const reached: Checkpoint = { seq: batch.at(-1)!.seq, listedAt };
-    return { records: [...latest.values()], accepted, released, published, reached };
+    return { records: [...latest.values()], accepted, released, listed, reached };
   }
 }

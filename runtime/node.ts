@@ -109,7 +109,7 @@ function startOffers(
     maxActors: config.maxActors,
   });
   const watchers = new OfferWatchers((filter) => readModel.search(filter), clock, config.offerWatchers);
-  projector.onPublished((offer) => watchers.notice(offer));
+  projector.onListed((offer) => watchers.notice(offer));
   const acceptances = new AcceptanceReconciler(readModel, parts.pactOf, desk, clock);
   const sweep = () => void readModel.sweepExpired(clock.now()).catch((error) => console.error('sweeping expired offers failed:', error));
   sweep();

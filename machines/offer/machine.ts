@@ -11,6 +11,8 @@ export const offerMachine = setup({
   types: { context: {} as Offer, events: {} as OfferEvent, input: {} as Offer },
   guards: {
     lastUnit: ({ context }) => context.remaining === 1,
+    /** A unit can come back only if one was taken. */
+    unitTaken: ({ context }) => context.remaining < (context.inventory ?? 1),
   },
   actions: {
     takeUnit: assign(({ context }) => ({ remaining: context.remaining - 1 })),
@@ -27,11 +29,11 @@ export const offerMachine = setup({
           { guard: 'lastUnit', target: 'SOLD_OUT', actions: 'takeUnit' },
           { actions: 'takeUnit' },
         ],
-        released: { actions: 'giveBack' },
+        released: { guard: 'unitTaken', actions: 'giveBack' },
       },
     },
     SOLD_OUT: {
-      on: { released: { target: 'OPEN', actions: 'giveBack' } },
+      on: { released: { guard: 'unitTaken', target: 'OPEN', actions: 'giveBack' } },
     },
   },
 });

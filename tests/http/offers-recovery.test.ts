@@ -7,7 +7,7 @@ import { acceptedPactId } from '../../machines/offer/rules.js';
 import type { AcceptCall, Offer } from '../../machines/offer/types.js';
 import { generateKeyPair, signed } from '../../protocol/sign.js';
 import { runAudit } from '../support/audit.js';
-import { offerBy } from '../support/offers.js';
+import { DAY_MS, offerBy } from '../support/offers.js';
 import { Stack } from '../support/stack.js';
 
 // A node that recorded an acceptance on the offer's journal and died before it created the pact leaves an
@@ -29,7 +29,7 @@ test.after(async ({ stack, nc }) => {
 test('the reconciler creates the pact; the retry answers with it; the unit is taken once; the audit verifies it', async ({ stack, nc }) => {
   const seller = generateKeyPair();
   const buyer = generateKeyPair();
-  const offer = (await stack.client.request('POST', '/offers', offerBy(seller, stack.now, { inventory: 2 }))).body.offer as Offer;
+  const offer = (await stack.client.request('POST', '/offers', offerBy(seller, stack.now, { inventory: 2, expiresAt: stack.now + 3 * DAY_MS }))).body.offer as Offer;
   const envelope = signed(
     { action: 'offers.accept', call: { acceptanceId: 'lost' }, pactId: offer.offerId, stateNonce: 0, issuedAt: stack.now, signer: buyer.party },
     buyer,
@@ -59,6 +59,12 @@ test('the reconciler creates the pact; the retry answers with it; the unit is ta
   assert.is((await stack.client.list({ groupId: offer.offerId })).body.pacts.length, 2);
   const audit = await runAudit(stack.natsUrl, pactId);
   assert.is(audit.code, 0, audit.output);
+
+  // Neither pact is funded: at their fund deadline both are cancelled and both units come back, the one
+  // of the pact the reconciler created too.
+  await stack.advanceClock(created.body.pact.fundBy - stack.now + 31_000);
+  const reopened = (await stack.client.searchOffers({ by: seller.party })).body.offers;
+  assert.equal(reopened.map((o) => [o.remaining, o.released, o.state]), [[2, 2, 'OPEN']]);
 });
 
 test('a forged acceptance in the offers journal makes no pact', async ({ stack, nc }) => {
