@@ -35,6 +35,18 @@ export class JournalAudit {
     if (checked.signedBy) audit.signed++;
   }
 
+  /** Pacts made by an offer acceptance that hold so far, with their offer: the offers' journal must show the acceptance. */
+  offerPacts(): { pactId: string; offerId: string }[] {
+    return [...this.pacts].flatMap(([pactId, audit]) =>
+      audit.pact?.sourceOffer && audit.problems.length === 0 ? [{ pactId, offerId: audit.pact.sourceOffer.id }] : [],
+    );
+  }
+
+  /** A problem found outside the pact's own journal. */
+  fail(pactId: string, problem: string): void {
+    this.pacts.get(pactId)?.problems.push(problem);
+  }
+
   get failed(): boolean {
     return this.strays.length > 0 || [...this.pacts.values()].some((a) => a.problems.length > 0);
   }

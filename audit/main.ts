@@ -7,6 +7,8 @@ import { serversOf } from '../actors/nats.js';
 import { connectOptionsOf, loadCredentials } from '../actors/nats-roles.js';
 import { JOURNAL_STREAM, JOURNAL_WILDCARD, journalSubject } from '../actors/subjects.js';
 import { JournalAudit } from './journal-audit.js';
+import { checkOfferAcceptances } from './offer-acceptances.js';
+import { OfferJournal } from '../actors/offer-journal.js';
 
 // `npm run audit -- <pactId> | --all`: re-verifies pacts from the journal alone. Exit 0 when every entry
 // holds, 1 when one does not, 2 on a usage or connection problem.
@@ -79,6 +81,8 @@ async function main(target: string | undefined): Promise<number> {
       console.error(`the journal stopped answering before sequence ${last}; the audit is incomplete`);
       return 2;
     }
+    const js = jetstream(nc);
+    await checkOfferAcceptances(audit, new OfferJournal(js, await jetstreamManager(nc)));
     for (const line of audit.report()) console.log(line);
     return audit.failed ? 1 : 0;
   } finally {

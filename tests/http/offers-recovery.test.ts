@@ -3,7 +3,9 @@ import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { OfferJournal } from '../../actors/offer-journal.js';
-import { acceptedPactId } from '../../machines/offer/rules.js';
+import { acceptedPactId, signedOfferOf } from '../../machines/offer/rules.js';
+import { randomUUID } from 'node:crypto';
+import { commandSubject, partitionOf } from '../../actors/subjects.js';
 import type { AcceptCall, Offer } from '../../machines/offer/types.js';
 import { generateKeyPair, signed } from '../../protocol/sign.js';
 import { runAudit } from '../support/audit.js';
@@ -84,6 +86,23 @@ test('a forged acceptance in the offers journal makes no pact', async ({ stack, 
   await stack.advanceClock(1);
   assert.is((await stack.client.get(pactId)).status, 404, 'the pact host checks the accepter’s signature');
   assert.is((await stack.client.get(latePactId)).status, 404, 'the pact host checks the acceptance against the offer’s expiry');
+});
+
+test('a pact made by an acceptance the offer journal never took fails the audit', async ({ stack, nc }) => {
+  // On a NATS without users anyone may send what only actor hosts may send with them: here, an `accepted`
+  // command with both signatures, but no acceptance in the offer's journal (no unit taken).
+  const seller = generateKeyPair();
+  const buyer = generateKeyPair();
+  const offer = (await stack.client.request('POST', '/offers', offerBy(seller, stack.now))).body.offer as Offer;
+  const envelope = signed({ action: 'offers.accept', call: { acceptanceId: 'bypass' }, pactId: offer.offerId, stateNonce: 0, issuedAt: stack.now, signer: buyer.party }, buyer) as AcceptCall;
+  const pactId = acceptedPactId(offer.offerId, buyer.party, 'bypass');
+  const command = { id: randomUUID(), pactId, command: { type: 'accepted', offer: signedOfferOf(offer), envelope } };
+  await jetstream(nc).publish(commandSubject(partitionOf(pactId, 8), 'accepted'), JSON.stringify(command), { msgID: command.id });
+  for (let tries = 0; tries < 100 && (await stack.client.get(pactId)).status !== 200; tries++) await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.is((await stack.client.get(pactId)).status, 200, 'the host made the pact: both signatures hold');
+  const audit = await runAudit(stack.natsUrl, pactId);
+  assert.is(audit.code, 1, audit.output);
+  assert.match(audit.output, /records no acceptance that makes this pact/);
 });
 
 test.run();
