@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { CMD_STREAM, JOURNAL_STREAM, LEASE_BUCKET, OFFER_STREAM, OFFER_WILDCARD, REPLY_PREFIX, type CommandKind } from './subjects.js';
+import { CMD_STREAM, EVENT_STREAM, EVENT_SUBJECT, JOURNAL_STREAM, LEASE_BUCKET, OFFER_STREAM, OFFER_WILDCARD, REPLY_PREFIX, type CommandKind } from './subjects.js';
 
 /**
  * Who may do what on NATS. Each role connects as its own NATS user, and the server enforces these subject
@@ -34,9 +34,9 @@ export const inboxPrefixOf = (role: NatsRole) => `_INBOX_${role}`;
 const INBOX = (role: NatsRole) => `${inboxPrefixOf(role)}.>`;
 
 export const ROLE_PERMISSIONS: Record<NatsRole, Permissions> = {
-  /** Gateways and keepers: signed calls and pokes in, answers back. */
+  /** Gateways and keepers: signed calls and pokes in, answers back; stream events (each checked by every reader). */
   gateway: {
-    publish: { allow: [commands('signed'), commands('poke'), `${API}.INFO`] },
+    publish: { allow: [commands('signed'), commands('poke'), EVENT_SUBJECT, `${API}.INFO`] },
     subscribe: { allow: [INBOX('gateway'), REPLIES] },
   },
   /**
@@ -54,7 +54,7 @@ export const ROLE_PERMISSIONS: Record<NatsRole, Permissions> = {
   },
   /** Projectors, auditors and evaluators: read the journals with consumers of their own, without acks. */
   reader: {
-    publish: { allow: [`${API}.INFO`, ...journalReading(JOURNAL_STREAM), ...journalReading(OFFER_STREAM)] },
+    publish: { allow: [`${API}.INFO`, ...journalReading(JOURNAL_STREAM), ...journalReading(OFFER_STREAM), ...journalReading(EVENT_STREAM)] },
     subscribe: { allow: [INBOX('reader')] },
   },
 };

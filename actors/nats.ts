@@ -15,7 +15,7 @@ import {
 } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
 import { connectOptionsOf, NATS_ROLES, type NatsCredentials, type NatsRole, type NatsUser } from './nats-roles.js';
-import { CMD_STREAM, JOURNAL_STREAM, LEASE_BUCKET, OFFER_STREAM, OFFER_WILDCARD } from './subjects.js';
+import { CMD_STREAM, EVENT_STREAM, EVENT_SUBJECT, JOURNAL_STREAM, LEASE_BUCKET, OFFER_STREAM, OFFER_WILDCARD } from './subjects.js';
 
 const NANOS_PER_MS = 1_000_000;
 
@@ -110,6 +110,8 @@ async function untilJetStreamAnswers<T>(work: () => Promise<T>, timeoutMs = 30_0
 }
 
 export const DEFAULT_JOURNAL_MAX_BYTES = 8 * 1024 ** 3;
+/** The Agent Stream keeps events seven days (the longest an event may live). */
+const EVENT_RETENTION_MS = 7 * 86_400_000;
 const COMMANDS_MAX_BYTES = 1024 ** 3;
 /** A command nobody consumed within this is of no use (its caller gave up long before): NATS drops it. */
 const COMMANDS_MAX_AGE_MS = 3_600_000;
@@ -135,6 +137,16 @@ async function ensureStreams(jsm: JetStreamManager, replicas: number, journalMax
     num_replicas: replicas,
     max_bytes: journalMaxBytes,
     discard: DiscardPolicy.New,
+  });
+  await ensureStream(jsm, {
+    name: EVENT_STREAM,
+    subjects: [EVENT_SUBJECT],
+    retention: RetentionPolicy.Limits,
+    storage: StorageType.File,
+    num_replicas: replicas,
+    max_age: EVENT_RETENTION_MS * NANOS_PER_MS,
+    max_bytes: journalMaxBytes,
+    discard: DiscardPolicy.Old,
   });
   await ensureStream(jsm, {
     name: OFFER_STREAM,

@@ -8,6 +8,9 @@ export const LEASE_BUCKET = 'PACT_LEASES';
 export const OFFER_STREAM = 'PACT_OFFERS';
 export const offerSubject = (offerId: string) => `offer.evt.${offerId}`;
 export const OFFER_WILDCARD = 'offer.evt.>';
+/** The Agent Stream: every event on one subject, kept seven days; the event id is the message id. */
+export const EVENT_STREAM = 'PACT_EVENTS';
+export const EVENT_SUBJECT = 'stream.evt';
 
 /**
  * Commands travel on a subject per partition and kind, so NATS permissions can say who may send what:

@@ -143,6 +143,16 @@ export class PactClient {
     return this.request<{ pact: Pact }>('POST', `/offers/${offerId}/accept`, this.signedCall(key, 'offers.accept', offerId, 0, { acceptanceId }, issuedAt));
   }
 
+  /** `POST /v0/events` with a signed event (see client/stream.ts). */
+  publishEvent(event: unknown) {
+    return this.request<{ accepted: true; eventId: string }>('POST', '/v0/events', event);
+  }
+
+  /** `POST /v0/pull`. */
+  pull(request: Record<string, unknown> = {}) {
+    return this.request<{ events: any[]; nextCursor: string; hasMore: boolean }>('POST', '/v0/pull', request);
+  }
+
   poke(pactId: string) {
     return this.request<{ pact: Pact }>('POST', `/pacts/${pactId}/poke`);
   }

@@ -7,11 +7,12 @@ import { installErrorHandling, sendError } from './errors.js';
 import { registerHealth, type HealthDeps } from './health.js';
 import { registerOfferRoutes, type OfferRouteDeps } from './offer-routes.js';
 import { registerPactRoutes, type PactRouteDeps } from './pact-routes.js';
+import { registerStreamRoutes, type StreamRouteDeps } from './stream-routes.js';
 import { registerRateLimits } from './rate-limits.js';
 import type { HttpLimits } from '../runtime/config.js';
 import { registerTestHooks, type TestHookDeps } from './test-hooks.js';
 
-export interface GatewayDeps extends Omit<PactRouteDeps, 'blobs'>, HealthDeps, BlobRouteDeps, OfferRouteDeps {
+export interface GatewayDeps extends Omit<PactRouteDeps, 'blobs'>, HealthDeps, BlobRouteDeps, OfferRouteDeps, StreamRouteDeps {
   testHooks: TestHookDeps | undefined;
   http: HttpLimits;
   /** Requests carrying it (the node's own evaluator) are not rate limited. */
@@ -62,6 +63,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   registerPactRoutes(app, deps);
   registerBlobRoutes(app, deps);
   registerOfferRoutes(app, deps);
+  registerStreamRoutes(app, deps);
   registerHealth(app, deps);
   if (deps.testHooks) registerTestHooks(app, deps.testHooks);
   app.get('/', async (_request, reply) => reply.type('text/plain').send('Pact escrow service. See /health and the README.\n'));

@@ -28,7 +28,9 @@ export const ERROR_STATUS = {
   stale_issuedAt: 422,
   expiresAt_after_deadline: 422,
   expiresAt_out_of_range: 422,
+  invalid_event: 422,
   rate_limited: 429,
+  quota_exceeded: 429,
   internal_error: 500,
   unavailable: 503,
 } as const;

@@ -28,6 +28,8 @@ export interface Config {
   readCacheBytes: number;
   /** PACT_OFFER_WATCHERS: `GET /offers/watch` long polls that may wait at once on this node. */
   offerWatchers: number;
+  /** PACT_EVENT_QUOTA: Agent Stream events accepted per publisher per hour. */
+  eventQuota: number;
   mockDefaultBalance: bigint;
   commandTimeoutMs: number;
   http: HttpLimits;
@@ -73,6 +75,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     verifyThreads: integer('PACT_VERIFY_THREADS', availableParallelism() > 1 ? 1 : 0, env),
     readCacheBytes: integer('PACT_READ_CACHE_BYTES', 32 * 2 ** 20, env),
     offerWatchers: integer('PACT_OFFER_WATCHERS', 10_000, env),
+    eventQuota: Math.max(1, integer('PACT_EVENT_QUOTA', 1_000, env)),
     mockDefaultBalance: BigInt(integer('PACT_MOCK_DEFAULT_BALANCE', 1_000_000_000, env)),
     commandTimeoutMs: integer('PACT_COMMAND_TIMEOUT_MS', 10_000, env),
     rateLimits: {

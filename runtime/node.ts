@@ -18,6 +18,8 @@ import { OfferJournal } from '../actors/offer-journal.js';
 import { OfferWatchers } from '../gateway/offer-watchers.js';
 import { OfferProjector } from '../projection/offer-projector.js';
 import { OfferReadModel } from '../projection/offer-read-model.js';
+import { EventProjector } from '../stream/event-projector.js';
+import { EventStore } from '../stream/event-store.js';
 import type { Pact } from '../machines/pact/types.js';
 import type { JsonLevel } from '../storage/level.js';
 import type { RoleConnections } from '../actors/nats.js';
@@ -209,6 +211,10 @@ async function startRoles(config: Config, natsServer: NatsEndpoint): Promise<Pac
   // The read models catch up before the host takes partitions: actors come back from their records.
   await projector.start();
   await offers.projector.start();
+  const eventStore = new EventStore(level);
+  const eventProjector = new EventProjector(nats.reader, eventStore, nodeId);
+  await eventProjector.start();
+  const stream = { js: nats.gateway.js, store: eventStore, projector: eventProjector, quota: config.eventQuota };
   await host.start();
   await payoutWorker.start();
   const reconciler = new Reconciler(rails, (pactId) => readModel.get(pactId));
@@ -231,7 +237,7 @@ async function startRoles(config: Config, natsServer: NatsEndpoint): Promise<Pac
   }, judge);
 
   const app = await buildGateway({
-    bus, readModel, projector, offers, clock, http: config.http, rateLimits: config.rateLimits, natsConnections: connectionsOf(nats), blobs, internalToken, version: VERSION, rails, policy, serverParty, payoutWorker, host,
+    bus, readModel, projector, offers, stream, clock, http: config.http, rateLimits: config.rateLimits, natsConnections: connectionsOf(nats), blobs, internalToken, version: VERSION, rails, policy, serverParty, payoutWorker, host,
     testHooks: config.testHooks ? { clock, keeper, reconciler, acceptances: offers.acceptances, projector, mockRail, evaluator, evaluatorConfig: config.evaluator, dataDir: config.dataDir } : undefined,
   });
   await app.listen({ port: config.port, host: config.host });
@@ -250,6 +256,7 @@ async function startRoles(config: Config, natsServer: NatsEndpoint): Promise<Pac
       reconciler.stop();
       payoutWorker.stop();
       await offers.stop();
+      await eventProjector.stop();
       await host.stop();
       await verifier.close();
       await projector.stop();

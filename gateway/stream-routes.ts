@@ -1,0 +1,113 @@
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { JetStreamClient } from '@nats-io/jetstream';
+import { EVENT_SUBJECT } from '../actors/subjects.js';
+import { pactError } from '../protocol/errors.js';
+import type { Clock } from '../runtime/clock.js';
+import type { StreamEvent } from '../stream/event.js';
+import type { EventProjector } from '../stream/event-projector.js';
+import { HOUR_MS, type EventStore, type Received } from '../stream/event-store.js';
+import { DEFAULT_LIMIT, pullPage, seqOfCursor, startOf, unsupportedFilter, type PullPage, type PullRequest } from '../stream/pull.js';
+import { pullSchema } from '../stream/schemas.js';
+import { streamEventProblem } from '../stream/validate.js';
+import { JSON_TYPE, READ_YOUR_WRITES_WAIT_MS } from './answer.js';
+import { sendError } from './errors.js';
+import { limitFor, type RateLimits } from './rate-limits.js';
+
+export interface StreamRouteDeps {
+  rateLimits: RateLimits;
+  clock: Clock;
+  stream: {
+    js: JetStreamClient;
+    store: EventStore;
+    projector: EventProjector;
+    /** Accepted events per publisher per hour (PACT_EVENT_QUOTA). */
+    quota: number;
+  };
+}
+
+/** An event is at most 32 KiB as received (escrow-service.md, Limits); larger is 413. */
+const MAX_EVENT_BYTES = 32 * 1024;
+
+/** The Agent Stream: `POST /v0/events` and `POST /v0/pull`. Events cannot approve, object, settle or move funds. */
+export function registerStreamRoutes(app: FastifyInstance, deps: StreamRouteDeps): void {
+  const { js, store, projector, quota } = deps.stream;
+
+  app.post<{ Body: unknown }>('/v0/events', { ...limitFor(deps.rateLimits, 'writes'), bodyLimit: MAX_EVENT_BYTES }, async (request, reply) => {
+    const now = deps.clock.now();
+    const refused = streamEventProblem(request.body, now);
+    if (refused) return sendError(reply, refused);
+    const event = request.body as StreamEvent;
+    const accepted = { accepted: true, eventId: event.id };
+    if ((await store.seqOf(event.id)) !== undefined) return accepted; // published before: idempotent, not counted again
+    if ((await store.takenInHour(event.publisher, now)) >= quota) {
+      const retryAfter = Math.ceil((HOUR_MS - (now % HOUR_MS)) / 1000);
+      return sendError(reply.header('retry-after', String(retryAfter)), pactError('quota_exceeded', `more than ${quota} events of this publisher this hour`, { retryAfter }));
+    }
+    const received: Received = { receivedAt: now, event };
+    let seq: number;
+    try {
+      seq = (await js.publish(EVENT_SUBJECT, JSON.stringify(received), { msgID: event.id })).seq;
+    } catch {
+      return sendError(reply, pactError('unavailable', 'the event could not be stored now; publish it again (it is idempotent)'));
+    }
+    await projector.reached(seq, READ_YOUR_WRITES_WAIT_MS);
+    return accepted;
+  });
+
+  app.post<{ Body: PullRequest }>('/v0/pull', { ...limitFor(deps.rateLimits, 'lists'), schema: { body: pullSchema } }, async (request, reply) => {
+    const body = request.body ?? {};
+    const unsupported = unsupportedFilter(body.filter);
+    if (unsupported) return sendError(reply, unsupported);
+    const after = await startOf(body, store);
+    if (typeof after !== 'number') return sendError(reply, after);
+    const gone = new AbortController();
+    reply.raw.once('close', () => gone.abort());
+    const page = await pullWaiting(deps, after, body, gone.signal);
+    return sendPage(reply, page);
+  });
+}
+
+/**
+ * A pull, and with `waitSeconds` a long poll: while nothing matches and nothing more is to be read, it
+ * waits for the node's event projector to write new events (published through any node), then pulls again
+ * from where it stood, until the wait is over.
+ */
+async function pullWaiting({ stream, clock }: StreamRouteDeps, after: number, request: PullRequest, signal: AbortSignal): Promise<PullPage> {
+  const ends = Date.now() + (request.waitSeconds ?? 0) * 1000;
+  const limit = request.limit ?? DEFAULT_LIMIT;
+  for (;;) {
+    const woken = nextEvents(stream.projector, ends - Date.now(), signal);
+    const page = await pullPage(stream.store, after, limit, request.filter ?? {}, clock.now());
+    if (page.events.length > 0 || page.hasMore || Date.now() >= ends || signal.aborted) {
+      woken.cancel();
+      return page;
+    }
+    after = seqOfCursor(page.nextCursor)!;
+    if (!(await woken.promise)) return pullPage(stream.store, after, limit, request.filter ?? {}, clock.now());
+  }
+}
+
+/** Resolves to true when the projector next writes events, false after `timeoutMs` or an abort. */
+function nextEvents(projector: EventProjector, timeoutMs: number, signal: AbortSignal): { promise: Promise<boolean>; cancel: () => void } {
+  let finish: (woken: boolean) => void = () => undefined;
+  const promise = new Promise<boolean>((resolve) => {
+    let done = false;
+    const timer = setTimeout(() => finish(false), Math.max(0, timeoutMs));
+    const onAbort = () => finish(false);
+    signal.addEventListener('abort', onAbort, { once: true });
+    const unsubscribe = projector.onceEvents(() => finish(true));
+    finish = (woken) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+      unsubscribe();
+      resolve(woken);
+    };
+  });
+  return { promise, cancel: () => finish(false) };
+}
+
+/** `{ events, nextCursor, hasMore }` around the events' stored JSON texts, never parsed. */
+const sendPage = (reply: FastifyReply, page: PullPage) =>
+  reply.type(JSON_TYPE).send(`{"events":[${page.events.join(',')}],"nextCursor":"${page.nextCursor}","hasMore":${page.hasMore}}`);

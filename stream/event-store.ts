@@ -1,0 +1,123 @@
+import type { AbstractBatchOperation } from 'abstract-level';
+import type { JsonLevel } from '../storage/level.js';
+import { pad } from '../projection/time-pages.js';
+import type { StreamEvent } from './event.js';
+
+/** What a pull filters on, kept beside each event so that a pull never parses events it does not return. */
+export interface Facets {
+  privacy: StreamEvent['privacy'];
+  publisher: string;
+  /** Milliseconds. */
+  expiresAt: number;
+  /** When the service took the event, on its clock (milliseconds). */
+  receivedAt: number;
+  /** The event's place among its publisher's events of the same hour (1 for the first). */
+  ordinal: number;
+  channel?: string;
+  kind?: string;
+  tags?: string[];
+  recipients?: string[];
+  keyIds?: string[];
+}
+
+/** An event as the journal holds it: the event and when the service took it. */
+export interface Received {
+  receivedAt: number;
+  event: StreamEvent;
+}
+
+export const HOUR_MS = 3_600_000;
+const seqKey = (seq: number) => pad(seq);
+const hourOf = (ms: number) => Math.floor(ms / HOUR_MS);
+
+export function facetsOf({ receivedAt, event }: Received, ordinal: number): Facets {
+  const base = { privacy: event.privacy, publisher: event.publisher, expiresAt: Date.parse(event.expiresAt), receivedAt, ordinal };
+  if (event.privacy === 'private') return { ...base, keyIds: event.audience.map((a) => a.keyId) };
+  return {
+    ...base,
+    kind: event.kind,
+    ...(event.channel !== undefined ? { channel: event.channel } : {}),
+    ...(event.tags ? { tags: event.tags } : {}),
+    ...(event.recipients ? { recipients: event.recipients } : {}),
+  };
+}
+
+/**
+ * The node's copy of the Agent Stream in LevelDB, built only from its JetStream stream: each event's text
+ * by stream sequence, its facets, its id, the time it was taken, and how many events each publisher had
+ * taken in each hour (the publish quota, and `maxPerPublisherPerHour`).
+ */
+export class EventStore {
+  private readonly texts;
+  private readonly facets;
+  private readonly ids;
+  private readonly times;
+  private readonly hours;
+  private readonly meta;
+
+  constructor(private readonly level: JsonLevel) {
+    this.texts = level.sublevel<string, string>('events', { valueEncoding: 'utf8' });
+    this.facets = level.sublevel<string, Facets>('event-facets', { valueEncoding: 'json' });
+    this.ids = level.sublevel<string, number>('event-ids', { valueEncoding: 'json' });
+    this.times = level.sublevel<string, string>('event-times', { valueEncoding: 'utf8' });
+    this.hours = level.sublevel<string, number>('event-hours', { valueEncoding: 'json' });
+    this.meta = level.sublevel<string, unknown>('event-meta', { valueEncoding: 'json' });
+  }
+
+  /** Clears a store built from another stream (made anew, or another NATS). */
+  async open(streamCreated: string): Promise<void> {
+    if ((await this.meta.get('stream')) === streamCreated) return;
+    for (const sublevel of [this.texts, this.facets, this.ids, this.times, this.hours, this.meta]) await sublevel.clear();
+    await this.meta.put('stream', streamCreated);
+  }
+
+  async checkpoint(): Promise<number> {
+    return ((await this.meta.get('journalSeq')) as number | undefined) ?? 0;
+  }
+
+  /** The stream sequence of the event with this id, if the store holds it. */
+  seqOf(eventId: string): Promise<number | undefined> {
+    return this.ids.get(eventId);
+  }
+
+  /** How many events of `publisher` the store took in the hour of `at`. */
+  async takenInHour(publisher: string, at: number): Promise<number> {
+    return (await this.hours.get(`${publisher}!${hourOf(at)}`)) ?? 0;
+  }
+
+  /** Stores the events of a batch (ids new to the store) and the journal position reached, in one batch. */
+  async putAll(events: { seq: number; received: Received; text: string }[], position: number): Promise<void> {
+    const counts = new Map<string, number>();
+    const operations: AbstractBatchOperation<JsonLevel, string, unknown>[] = [];
+    for (const { seq, received, text } of events) {
+      const hourKey = `${received.event.publisher}!${hourOf(received.receivedAt)}`;
+      const ordinal = (counts.get(hourKey) ?? (await this.hours.get(hourKey)) ?? 0) + 1;
+      counts.set(hourKey, ordinal);
+      operations.push({ type: 'put', key: seqKey(seq), value: text, sublevel: this.texts });
+      operations.push({ type: 'put', key: seqKey(seq), value: facetsOf(received, ordinal), sublevel: this.facets });
+      operations.push({ type: 'put', key: received.event.id, value: seq, sublevel: this.ids });
+      operations.push({ type: 'put', key: `${pad(received.receivedAt)}!${seqKey(seq)}`, value: '', sublevel: this.times });
+    }
+    for (const [key, count] of counts) operations.push({ type: 'put', key, value: count, sublevel: this.hours });
+    operations.push({ type: 'put', key: 'journalSeq', value: position, sublevel: this.meta });
+    await this.level.batch(operations as never);
+  }
+
+  /** The facets of events after stream sequence `after`, in order, at most `count`. */
+  async facetsAfter(after: number, count: number): Promise<{ seq: number; facets: Facets }[]> {
+    const entries = await this.facets.iterator({ gt: seqKey(after), limit: count }).all();
+    return entries.map(([key, facets]) => ({ seq: Number(key), facets }));
+  }
+
+  /** The texts of the events at these sequences. */
+  async eventTexts(seqs: number[]): Promise<string[]> {
+    const texts = await this.texts.getMany(seqs.map(seqKey));
+    return texts.filter((text): text is string => text !== undefined);
+  }
+
+  /** The sequence just before the first event taken at or after `at` (what `start: { since }` begins after). */
+  async seqBefore(at: number): Promise<number> {
+    const [key] = await this.times.keys({ gte: `${pad(at)}!`, limit: 1 }).all();
+    return key === undefined ? await this.checkpoint() : Number(key.slice(16)) - 1;
+  }
+}

@@ -1,0 +1,103 @@
+import { pactError, type PactError } from '../protocol/errors.js';
+import type { EventStore, Facets } from './event-store.js';
+
+/** The filter of `POST /v0/pull`, as its schema lets it through. */
+export interface PullFilter {
+  privacy?: ('public' | 'private')[];
+  public?: { channels?: string[]; recipients?: string[]; kinds?: string[]; tagsAll?: string[] };
+  private?: { keyIds?: string[] };
+  publishersAllow?: string[];
+  publishersDeny?: string[];
+  reputation?: { provider: string; minimum: number };
+  maxPerPublisherPerHour?: number;
+}
+
+export interface PullRequest {
+  cursor?: string | null;
+  start?: 'latest' | 'earliest' | { since: string };
+  limit?: number;
+  waitSeconds?: number;
+  filter?: PullFilter;
+}
+
+export interface PullPage {
+  /** The events' JSON texts, in stream order. */
+  events: string[];
+  nextCursor: string;
+  hasMore: boolean;
+}
+
+export const DEFAULT_LIMIT = 50;
+/** A pull reads at most this many events' facets, however selective its filter: then `hasMore` with a cursor past them. */
+export const SCAN_BOUND = 1_000;
+
+export const cursorOf = (seq: number) => `cur_${Buffer.from(String(seq)).toString('base64url')}`;
+
+/** The stream sequence a cursor stands after; undefined for one this service did not make. */
+export function seqOfCursor(cursor: string): number | undefined {
+  const seq = Number(Buffer.from(cursor.slice(4), 'base64url').toString());
+  return Number.isSafeInteger(seq) && seq >= 0 && cursorOf(seq) === cursor ? seq : undefined;
+}
+
+/** Where a pull starts (exclusive stream sequence), or why it cannot (400). */
+export async function startOf(request: PullRequest, store: EventStore): Promise<number | PactError> {
+  const { cursor, start } = request;
+  if (cursor !== undefined && cursor !== null) {
+    if (start !== undefined) return pactError('invalid_request', 'start cannot be combined with a cursor', { field: 'start' });
+    return seqOfCursor(cursor) ?? pactError('invalid_request', 'not a cursor of this service', { field: 'cursor' });
+  }
+  if (start === undefined || start === 'latest') return store.checkpoint();
+  if (start === 'earliest') return 0;
+  const since = Date.parse(start.since);
+  if (Number.isNaN(since)) return pactError('invalid_request', 'start.since is not an ISO 8601 time', { field: 'start.since' });
+  return store.seqBefore(since);
+}
+
+/** Filters a pull cannot apply yet, refused rather than ignored. */
+export function unsupportedFilter(filter: PullFilter | undefined): PactError | undefined {
+  return filter?.reputation ? pactError('invalid_request', 'the reputation filter is not available on this server yet', { field: 'filter.reputation' }) : undefined;
+}
+
+/**
+ * Matching events after stream sequence `after`, at most `limit`, reading at most SCAN_BOUND events.
+ * `hasMore` says more may match past `nextCursor` now (a full page, or the bound reached).
+ */
+export async function pullPage(store: EventStore, after: number, limit: number, filter: PullFilter, now: number): Promise<PullPage> {
+  const scanned = await store.facetsAfter(after, SCAN_BOUND);
+  const matching: number[] = [];
+  let reached = after;
+  let full = false;
+  for (const { seq, facets } of scanned) {
+    reached = seq;
+    if (matches(facets, filter, now)) matching.push(seq);
+    if ((full = matching.length === limit)) break;
+  }
+  const boundReached = !full && scanned.length === SCAN_BOUND;
+  const hasMore = boundReached || (full && (reached !== scanned.at(-1)!.seq || (await store.facetsAfter(reached, 1)).length > 0));
+  return { events: await store.eventTexts(matching), nextCursor: cursorOf(reached), hasMore };
+}
+
+/** Whether an event's facets pass every part of the filter (DECISIONS.md, Agent Stream). */
+export function matches(facets: Facets, filter: PullFilter, now: number): boolean {
+  if (facets.expiresAt <= now) return false;
+  if (!(filter.privacy ?? ['public']).includes(facets.privacy)) return false;
+  if (filter.publishersAllow && !filter.publishersAllow.includes(facets.publisher)) return false;
+  if (filter.publishersDeny?.includes(facets.publisher)) return false;
+  if (filter.maxPerPublisherPerHour !== undefined && facets.ordinal > filter.maxPerPublisherPerHour) return false;
+  return facets.privacy === 'public' ? publicMatches(facets, filter.public ?? {}) : privateMatches(facets, filter.private ?? {});
+}
+
+function publicMatches(facets: Facets, filter: NonNullable<PullFilter['public']>): boolean {
+  const { channels, recipients, kinds, tagsAll } = filter;
+  // Channels and recipients are alternate addresses: either may match.
+  if (channels || recipients) {
+    const byChannel = facets.channel !== undefined && (channels ?? []).includes(facets.channel);
+    const byRecipient = (facets.recipients ?? []).some((r) => (recipients ?? []).includes(r));
+    if (!byChannel && !byRecipient) return false;
+  }
+  if (kinds && !kinds.includes(facets.kind!)) return false;
+  return (tagsAll ?? []).every((tag) => (facets.tags ?? []).includes(tag));
+}
+
+const privateMatches = (facets: Facets, { keyIds }: NonNullable<PullFilter['private']>) =>
+  keyIds === undefined || (facets.keyIds ?? []).some((keyId) => keyIds.includes(keyId));
