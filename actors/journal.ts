@@ -1,7 +1,7 @@
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import type { PactEvent } from '../machines/pact/events.js';
 import type { SignedOffer } from '../machines/offer/types.js';
-import type { Pact, Payout } from '../machines/pact/types.js';
+import type { Pact, PactState, Payout } from '../machines/pact/types.js';
 import type { SignedCall } from '../protocol/signed-call.js';
 import { messageObject, streamMessage, StreamJournal } from './stream-journal.js';
 import { JOURNAL_STREAM, journalSubject } from './subjects.js';
@@ -33,6 +33,8 @@ export interface JournalEntry {
   envelope?: SignedCall;
   /** The publisher's signed offer, on the creation of a pact that accepts it (`envelope` is the acceptance). */
   offer?: SignedOffer;
+  /** The pact's state after this entry, on the entries that change it (creation included): what notifications follow. */
+  state?: PactState;
   payouts?: PlannedPayouts;
 }
 
@@ -58,6 +60,7 @@ export function entryOf(decision: {
     event,
     ...(envelope ? { envelope } : {}),
     ...(offer ? { offer } : {}),
+    ...(previous?.state !== next.state ? { state: next.state } : {}),
     ...(items.length > 0 ? { payouts: { rail: next.rail, asset: next.asset, items } } : {}),
   };
 }

@@ -24,7 +24,9 @@ export function checkEntry(previous: Pact | undefined, entry: JournalEntry): Che
   try {
     const problem = signatureProblem(entry);
     if (problem) return { problem };
-    return { pact: applyEntry(previous, entry), signedBy: signerOf(entry) };
+    const pact = applyEntry(previous, entry);
+    if (entry.state !== undefined && entry.state !== pact.state) return { problem: `the entry says ${entry.state}, the replay ${pact.state}` };
+    return { pact, signedBy: signerOf(entry) };
   } catch (error) {
     return { problem: error instanceof Error ? error.message : String(error) };
   }

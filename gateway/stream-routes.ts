@@ -1,11 +1,11 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { JetStreamClient } from '@nats-io/jetstream';
-import { EVENT_SUBJECT } from '../actors/subjects.js';
 import { pactError } from '../protocol/errors.js';
 import type { Clock } from '../runtime/clock.js';
 import type { StreamEvent } from '../stream/event.js';
 import type { EventProjector } from '../stream/event-projector.js';
-import { HOUR_MS, type EventStore, type Received } from '../stream/event-store.js';
+import { HOUR_MS, type EventStore } from '../stream/event-store.js';
+import { storeEvent } from '../stream/store-event.js';
 import { DEFAULT_LIMIT, pullPage, seqOfCursor, startOf, unsupportedFilter, type PullPage, type PullRequest } from '../stream/pull.js';
 import { pullSchema } from '../stream/schemas.js';
 import { streamEventProblem } from '../stream/validate.js';
@@ -43,10 +43,9 @@ export function registerStreamRoutes(app: FastifyInstance, deps: StreamRouteDeps
       const retryAfter = Math.ceil((HOUR_MS - (now % HOUR_MS)) / 1000);
       return sendError(reply.header('retry-after', String(retryAfter)), pactError('quota_exceeded', `more than ${quota} events of this publisher this hour`, { retryAfter }));
     }
-    const received: Received = { receivedAt: now, event };
     let seq: number;
     try {
-      seq = (await js.publish(EVENT_SUBJECT, JSON.stringify(received), { msgID: event.id })).seq;
+      seq = await storeEvent(js, event, now);
     } catch {
       return sendError(reply, pactError('unavailable', 'the event could not be stored now; publish it again (it is idempotent)'));
     }

@@ -20,6 +20,8 @@ import { OfferProjector } from '../projection/offer-projector.js';
 import { OfferReadModel } from '../projection/offer-read-model.js';
 import { EventProjector } from '../stream/event-projector.js';
 import { EventStore } from '../stream/event-store.js';
+import { PactNotifier } from '../stream/pact-notifier.js';
+import { storeEvent } from '../stream/store-event.js';
 import type { Pact } from '../machines/pact/types.js';
 import type { JsonLevel } from '../storage/level.js';
 import type { RoleConnections } from '../actors/nats.js';
@@ -31,7 +33,6 @@ import { UploadRoom } from '../blobs/upload-room.js';
 import { buildGateway } from '../gateway/app.js';
 import { INTERNAL_HEADER } from '../gateway/rate-limits.js';
 import type { ServerPolicy } from '../machines/pact/spec.js';
-import type { PartyId } from '../protocol/party.js';
 import { Projector } from '../projection/projector.js';
 import { inlineVerifier, VerifyPool } from '../protocol/verify-pool.js';
 import { ReadModel } from '../projection/read-model.js';
@@ -68,10 +69,11 @@ function stableNodeId(dataDir: string): string {
  * What the server pins into every pact: the evaluator's key (PACT_EVALUATOR_KEY_FILE, or one generated once
  * under the data directory) and the server's own party, which receives arbitration fees.
  */
-function serverPolicy(config: Config): { policy: ServerPolicy; serverParty: PartyId; evaluatorKey: KeyPair } {
+function serverPolicy(config: Config): { policy: ServerPolicy; serverKey: KeyPair; evaluatorKey: KeyPair } {
   const settings = config.evaluator;
   const evaluatorKey = settings.keyFile ? loadKey(settings.keyFile) : loadOrCreateKey(join(config.dataDir, 'keys', 'evaluator.seed'));
-  const serverParty = loadOrCreateKey(join(config.dataDir, 'keys', 'server.seed')).party;
+  const serverKey = loadOrCreateKey(join(config.dataDir, 'keys', 'server.seed'));
+  const serverParty = serverKey.party;
   const evaluator = {
     pubkey: evaluatorKey.party,
     promptVersion: settings.promptVersion,
@@ -79,7 +81,7 @@ function serverPolicy(config: Config): { policy: ServerPolicy; serverParty: Part
     timeoutMs: settings.timeoutMs,
     onFailure: 'refund' as const,
   };
-  return { policy: { evaluator, arbitrationFeeRecipient: serverParty }, serverParty, evaluatorKey };
+  return { policy: { evaluator, arbitrationFeeRecipient: serverParty }, serverKey, evaluatorKey };
 }
 
 /** How this node reaches itself over HTTP. */
@@ -141,7 +143,8 @@ export async function startPactNode(config: Config): Promise<PactNode> {
 
 async function startRoles(config: Config, natsServer: NatsEndpoint): Promise<PactNode> {
   const clock = new ManualOffsetClock(config.testHooks ? join(config.dataDir, 'clock-offset') : undefined);
-  const { policy, serverParty, evaluatorKey } = serverPolicy(config);
+  const { policy, serverKey, evaluatorKey } = serverPolicy(config);
+  const serverParty = serverKey.party;
   const judge = judgeOf(config.evaluator); // before anything starts: a bad model setting stops the start
 
   const level = await openLevel(join(config.dataDir, 'leveldb'));
@@ -215,6 +218,16 @@ async function startRoles(config: Config, natsServer: NatsEndpoint): Promise<Pac
   const eventProjector = new EventProjector(nats.reader, eventStore, nodeId);
   await eventProjector.start();
   const stream = { js: nats.gateway.js, store: eventStore, projector: eventProjector, quota: config.eventQuota };
+  const notifier = new PactNotifier(
+    nats.reader,
+    eventStore,
+    (event, receivedAt) => storeEvent(nats.gateway.js, event, receivedAt),
+    async (pactId) => (await readModel.get(pactId))?.parties.map((p) => p.party),
+    serverKey,
+    clock,
+    nodeId,
+  );
+  await notifier.start();
   await host.start();
   await payoutWorker.start();
   const reconciler = new Reconciler(rails, (pactId) => readModel.get(pactId));
@@ -256,6 +269,7 @@ async function startRoles(config: Config, natsServer: NatsEndpoint): Promise<Pac
       reconciler.stop();
       payoutWorker.stop();
       await offers.stop();
+      await notifier.stop();
       await eventProjector.stop();
       await host.stop();
       await verifier.close();

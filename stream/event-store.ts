@@ -75,6 +75,15 @@ export class EventStore {
     return ((await this.meta.get('journalSeq')) as number | undefined) ?? 0;
   }
 
+  /** How far the pact journal was read for notifications (`stream/pact-notifier.ts`). */
+  async notifiedUpTo(): Promise<number> {
+    return ((await this.meta.get('notifiedSeq')) as number | undefined) ?? 0;
+  }
+
+  notified(journalSeq: number): Promise<void> {
+    return this.meta.put('notifiedSeq', journalSeq);
+  }
+
   /** The stream sequence of the event with this id, if the store holds it. */
   seqOf(eventId: string): Promise<number | undefined> {
     return this.ids.get(eventId);

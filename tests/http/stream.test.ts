@@ -4,6 +4,9 @@ import { publicEvent, signEvent } from '../../client/stream.js';
 import { generateKeyPair, type KeyPair } from '../../protocol/sign.js';
 import type { PrivateEvent } from '../../stream/event.js';
 import { Stack } from '../support/stack.js';
+import { newParties, tradeSpec } from '../support/parties.js';
+import { eventIdOf } from '../../stream/event.js';
+import { verifySignature } from '../../protocol/verify.js';
 
 // The Agent Stream over HTTP (escrow-service.md, Events; DECISIONS.md, Agent Stream): publishing public
 // and private events with every refusal, pulls with cursors, filters and long polls, quotas, restarts.
@@ -42,13 +45,17 @@ function privateEvent(stack: Stack, key: KeyPair, keyIds: string[]): PrivateEven
 
 /** Every event after the start (earliest by default) that `filter` lets through, following cursors to the end. */
 async function pullAll(stack: Stack, filter: Record<string, unknown>, start: unknown = 'earliest'): Promise<string[]> {
-  const ids: string[] = [];
+  return (await pullAllEvents(stack, filter, start)).map((e) => e.id as string);
+}
+
+async function pullAllEvents(stack: Stack, filter: Record<string, unknown>, start: unknown = 'earliest'): Promise<any[]> {
+  const events: any[] = [];
   let request: Record<string, unknown> = { start, filter, limit: 100 };
   for (let pages = 0; pages < 100; pages++) {
     const { status, body } = await stack.client.pull(request);
     assert.is(status, 200, JSON.stringify(body));
-    ids.push(...body.events.map((e) => e.id as string));
-    if (!body.hasMore) return ids;
+    events.push(...body.events);
+    if (!body.hasMore) return events;
     request = { cursor: body.nextCursor, filter, limit: 100 };
   }
   throw new Error('pulls did not end');
@@ -206,6 +213,38 @@ test('after a kill -9 the stream resumes from a cursor: nothing acknowledged is 
   assert.is((await stack.client.publishEvent(after)).status, 200);
   const pulled = await stack.client.pull({ cursor: nextCursor, filter: { public: { channels: [ch] } } });
   assert.equal(pulled.body.events.map((e) => e.id), [...before, after].map((e) => e.id));
+});
+
+test('the server notifies every state change of a pact, signed, once, even across a kill -9', async ({ stack }) => {
+  const { seller, buyer } = newParties();
+  const server = (await stack.client.request('GET', '/health')).body.serverParty as string;
+  const pactId = (await stack.client.create(seller, tradeSpec(seller, buyer))).body.pact.id as string;
+  await stack.client.fund(seller, pactId);
+  await stack.client.fund(buyer, pactId);
+  await stack.client.propose(seller, pactId, { evidence: [], distribution: [{ party: seller.party, bp: 10_000 }] });
+  assert.is((await stack.client.cosign(buyer, pactId)).body.pact.state, 'SETTLED');
+  const filter = { publishersAllow: [server], public: { recipients: [buyer.party] } };
+  const notified = async (count: number) => {
+    for (let tries = 0; tries < 100; tries++) {
+      const events = await pullAllEvents(stack, filter);
+      if (events.length >= count) return events;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    throw new Error('notifications did not come');
+  };
+  const events = await notified(4);
+  assert.equal(events.map((e) => e.kind), ['pact.CREATED', 'pact.ACTIVE', 'pact.PROPOSED', 'pact.SETTLED']);
+  for (const e of events) {
+    assert.equal(e.refs, [{ type: 'pact', id: pactId }]);
+    assert.equal(new Set(e.recipients), new Set([seller.party, buyer.party]));
+    assert.is(e.id, eventIdOf(e));
+    assert.ok(verifySignature(server, e.id, e.signature), 'signed by the server party of /health');
+  }
+  await stack.kill('SIGKILL');
+  await stack.startServer();
+  await stack.client.publishEvent(event(stack, generateKeyPair())); // the stream moves on after the restart
+  await new Promise((resolve) => setTimeout(resolve, 1_000));
+  assert.equal((await notified(4)).map((e) => e.id), events.map((e) => e.id), 'none published twice');
 });
 
 test.run();
