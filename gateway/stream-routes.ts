@@ -11,6 +11,7 @@ import { pullSchema } from '../stream/schemas.js';
 import { streamEventProblem } from '../stream/validate.js';
 import { JSON_TYPE, READ_YOUR_WRITES_WAIT_MS } from './answer.js';
 import { sendError } from './errors.js';
+import { PullTokens } from './pull-tokens.js';
 import { limitFor, type RateLimits } from './rate-limits.js';
 
 export interface StreamRouteDeps {
@@ -22,6 +23,8 @@ export interface StreamRouteDeps {
     projector: EventProjector;
     /** Accepted events per publisher per hour (PACT_EVENT_QUOTA). */
     quota: number;
+    /** Pull tokens per IP per minute (PACT_RATE_LIMIT_PULLS); 0 turns the limit off. */
+    pullsPerMinute: number;
   };
 }
 
@@ -30,7 +33,8 @@ const MAX_EVENT_BYTES = 32 * 1024;
 
 /** The Agent Stream: `POST /v0/events` and `POST /v0/pull`. Events cannot approve, object, settle or move funds. */
 export function registerStreamRoutes(app: FastifyInstance, deps: StreamRouteDeps): void {
-  const { js, store, projector, quota } = deps.stream;
+  const { js, store, projector, quota, pullsPerMinute } = deps.stream;
+  const tokens = pullsPerMinute > 0 ? new PullTokens(pullsPerMinute) : undefined;
 
   app.post<{ Body: unknown }>('/v0/events', { ...limitFor(deps.rateLimits, 'writes'), bodyLimit: MAX_EVENT_BYTES }, async (request, reply) => {
     const now = deps.clock.now();
@@ -53,8 +57,12 @@ export function registerStreamRoutes(app: FastifyInstance, deps: StreamRouteDeps
     return accepted;
   });
 
-  app.post<{ Body: PullRequest }>('/v0/pull', { ...limitFor(deps.rateLimits, 'lists'), schema: { body: pullSchema } }, async (request, reply) => {
+  app.post<{ Body: PullRequest }>('/v0/pull', { schema: { body: pullSchema } }, async (request, reply) => {
     const body = request.body ?? {};
+    const limited = tokens?.take(request.ip, PullTokens.costOf(body.waitSeconds ?? 0), Date.now());
+    if (limited) {
+      return sendError(reply.header('retry-after', String(limited.retryAfter)), pactError('rate_limited', 'too many pulls from this address; a long poll costs more', limited));
+    }
     const unsupported = unsupportedFilter(body.filter);
     if (unsupported) return sendError(reply, unsupported);
     const after = await startOf(body, store);

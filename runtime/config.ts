@@ -82,6 +82,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       writes: integer('PACT_RATE_LIMIT_WRITES', 600, env),
       pokes: integer('PACT_RATE_LIMIT_POKES', 600, env),
       lists: integer('PACT_RATE_LIMIT_LISTS', 300, env),
+      pulls: integer('PACT_RATE_LIMIT_PULLS', 120, env),
     },
     blobs: {
       maxBytes: integer('PACT_BLOB_MAX_BYTES', 25 * 2 ** 20, env),

@@ -10,7 +10,7 @@ import { Stack } from '../support/stack.js';
 const test = suite<{ stack: Stack }>('rate limits');
 
 test.before(async (context) => {
-  context.stack = await Stack.start({ env: { PACT_RATE_LIMIT_WRITES: '3', PACT_RATE_LIMIT_POKES: '2', PACT_RATE_LIMIT_LISTS: '2' } });
+  context.stack = await Stack.start({ env: { PACT_RATE_LIMIT_WRITES: '3', PACT_RATE_LIMIT_POKES: '2', PACT_RATE_LIMIT_LISTS: '2', PACT_RATE_LIMIT_PULLS: '10' } });
 });
 test.after(async ({ stack }) => {
   await stack.stop();
@@ -37,6 +37,17 @@ test('pokes and list reads have their own limits; reading one pact has none', as
   assert.equal([(await stack.client.poke(id)).status, (await stack.client.poke(id)).status, (await stack.client.poke(id)).status], [200, 200, 429]);
   assert.equal([(await stack.client.list({})).status, (await stack.client.list({})).status], [200, 429]);
   for (let i = 0; i < 5; i++) assert.is((await stack.client.get(id)).status, 200);
+});
+
+test('pulls draw on a token bucket per address; a long poll costs more', async ({ stack }) => {
+  // 10 tokens a minute: an immediate pull costs 1, one that may wait 1 s costs 2, one that may wait 30 s 7.
+  // Each starts at the earliest event (the notifications of the pacts above), so none waits.
+  const pull = (waitSeconds: number) => stack.client.pull({ start: 'earliest', waitSeconds });
+  assert.equal([(await pull(0)).status, (await pull(1)).status, (await pull(30)).status], [200, 200, 200]);
+  const over = await pull(0);
+  assert.is(over.status, 429);
+  assert.is((over.body as any).error, 'rate_limited');
+  assert.ok(Number(over.headers.get('retry-after')) > 0);
 });
 
 test.run();
