@@ -6,7 +6,7 @@ import type { StreamEvent } from '../stream/event.js';
 import type { EventProjector } from '../stream/event-projector.js';
 import { HOUR_MS, type EventStore } from '../stream/event-store.js';
 import { storeEvent } from '../stream/store-event.js';
-import { DEFAULT_LIMIT, pullPage, seqOfCursor, startOf, unsupportedFilter, type PullPage, type PullRequest } from '../stream/pull.js';
+import { DEFAULT_LIMIT, pullPage, seqOfCursor, startOf, type PullPage, type PullRequest, type Reputations } from '../stream/pull.js';
 import { pullSchema } from '../stream/schemas.js';
 import { streamEventProblem } from '../stream/validate.js';
 import { JSON_TYPE, READ_YOUR_WRITES_WAIT_MS } from './answer.js';
@@ -25,6 +25,7 @@ export interface StreamRouteDeps {
     quota: number;
     /** Pull tokens per IP per minute (PACT_RATE_LIMIT_PULLS); 0 turns the limit off. */
     pullsPerMinute: number;
+    reputations: Reputations;
   };
 }
 
@@ -63,8 +64,6 @@ export function registerStreamRoutes(app: FastifyInstance, deps: StreamRouteDeps
     if (limited) {
       return sendError(reply.header('retry-after', String(limited.retryAfter)), pactError('rate_limited', 'too many pulls from this address; a long poll costs more', limited));
     }
-    const unsupported = unsupportedFilter(body.filter);
-    if (unsupported) return sendError(reply, unsupported);
     const after = await startOf(body, store);
     if (typeof after !== 'number') return sendError(reply, after);
     const gone = new AbortController();
@@ -84,13 +83,13 @@ async function pullWaiting({ stream, clock }: StreamRouteDeps, after: number, re
   const limit = request.limit ?? DEFAULT_LIMIT;
   for (;;) {
     const woken = nextEvents(stream.projector, ends - Date.now(), signal);
-    const page = await pullPage(stream.store, after, limit, request.filter ?? {}, clock.now());
+    const page = await pullPage(stream.store, after, limit, request.filter ?? {}, clock.now(), stream.reputations);
     if (page.events.length > 0 || page.hasMore || Date.now() >= ends || signal.aborted) {
       woken.cancel();
       return page;
     }
     after = seqOfCursor(page.nextCursor)!;
-    if (!(await woken.promise)) return pullPage(stream.store, after, limit, request.filter ?? {}, clock.now());
+    if (!(await woken.promise)) return pullPage(stream.store, after, limit, request.filter ?? {}, clock.now(), stream.reputations);
   }
 }
 

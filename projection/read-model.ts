@@ -3,6 +3,7 @@ import { PACT_STATES, type Outcome, type Pact, type PactState } from '../machine
 import { currentDeadline } from '../machines/pact/rules.js';
 import type { JsonLevel } from '../storage/level.js';
 import { ResponseCache } from './response-cache.js';
+import { isTerminal, reputationOf, settledWell, type Standing } from '../stream/reputation.js';
 import { pad, pageByTime, positionsUnder, type Position } from './time-pages.js';
 
 /** Where a pact's record stands in the journal: its last entry's stream sequence and latest command ids. */
@@ -79,7 +80,7 @@ export interface ListPage {
 }
 
 /** The stored layout; a read model of another is rebuilt from the journal (`open`). */
-const LAYOUT = 2;
+const LAYOUT = 3;
 
 /** Index prefixes, most selective first. */
 function indexPrefixes(pact: PactSummary): string[] {
@@ -105,6 +106,8 @@ export class ReadModel {
   private readonly heads;
   private readonly summaries;
   private readonly unpaid;
+  /** Each party's terminal pacts and how many settled well (reputation `pact.settlement.v1`). */
+  private readonly standings;
   /** Pacts with a journal entry the machine refuses: their record is the last good one, never current. */
   private readonly unreplayable;
   /** `<deadline>!<id>` of each open pact's next deadline: what the keeper pokes, read in time order. */
@@ -125,6 +128,7 @@ export class ReadModel {
     this.pactTexts = level.sublevel<string, string>('pacts', { valueEncoding: 'utf8' });
     this.heads = level.sublevel<string, Head>('heads', { valueEncoding: 'json' });
     this.unpaid = level.sublevel<string, string>('unpaid', { valueEncoding: 'utf8' });
+    this.standings = level.sublevel<string, Standing>('standings', { valueEncoding: 'json' });
     this.deadlines = level.sublevel<string, string>('deadlines', { valueEncoding: 'utf8' });
     this.unreplayable = level.sublevel<string, string>('unreplayable', { valueEncoding: 'utf8' });
     this.summaries = level.sublevel<string, PactSummary>('summaries', { valueEncoding: 'json' });
@@ -214,7 +218,7 @@ export class ReadModel {
   async open(): Promise<void> {
     if ((await this.meta.get('layout')) === LAYOUT) return;
     const sublevels = [
-      this.pactTexts, this.heads, this.unpaid, this.deadlines, this.unreplayable, this.summaries, this.index, this.meta, this.level.sublevel('snapshots'),
+      this.pactTexts, this.heads, this.unpaid, this.standings, this.deadlines, this.unreplayable, this.summaries, this.index, this.meta, this.level.sublevel('snapshots'),
     ];
     for (const sublevel of sublevels) await sublevel.clear();
     await this.meta.put('layout', LAYOUT);
@@ -245,7 +249,9 @@ export class ReadModel {
     const stored = await this.summaries.getMany(ids);
     const latest = new Map(ids.map((id, i) => [id, stored[i]]));
     const counts = { ...(await this.stateCounts()) };
+    const standings = await this.standingsAfter(records, latest);
     const operations: AbstractBatchOperation<JsonLevel, string, unknown>[] = [];
+    for (const [party, standing] of standings) operations.push({ type: 'put', key: party, value: standing, sublevel: this.standings });
     for (const { pact, text, seq: headSeq, recentCommands } of records) {
       const previous = latest.get(pact.id);
       const summary = summaryOf(pact);
@@ -277,6 +283,32 @@ export class ReadModel {
       this.unwritten.delete(record.pact.id);
       this.responses.changed(record.pact.id, record.text);
     }
+  }
+
+  /** The standings of the parties of the pacts `records` bring to an end (each pact counted once, when it ends). */
+  private async standingsAfter(records: PactRecord[], stored: Map<string, PactSummary | undefined>): Promise<Map<string, Standing>> {
+    const ending = new Map<string, Pact>();
+    for (const { pact } of records) {
+      const before = stored.get(pact.id);
+      if (isTerminal(pact.state) && !(before && isTerminal(before.state))) ending.set(pact.id, pact);
+    }
+    const parties = [...new Set([...ending.values()].flatMap((pact) => pact.parties.map((p) => p.party)))];
+    const known = await this.standings.getMany(parties);
+    const standings = new Map(parties.map((party, i) => [party, { ...(known[i] ?? { terminal: 0, good: 0 }) }]));
+    for (const pact of ending.values()) {
+      for (const { party } of pact.parties) {
+        const standing = standings.get(party)!;
+        standing.terminal++;
+        if (settledWell(pact, party)) standing.good++;
+      }
+    }
+    return standings;
+  }
+
+  /** Each party's `pact.settlement.v1` reputation, as far as this read model has read the journal. */
+  async reputations(parties: string[]): Promise<Map<string, number>> {
+    const known = await this.standings.getMany(parties);
+    return new Map(parties.map((party, i) => [party, reputationOf(known[i])]));
   }
 
   /**

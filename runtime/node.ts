@@ -217,7 +217,7 @@ async function startRoles(config: Config, natsServer: NatsEndpoint): Promise<Pac
   const eventStore = new EventStore(level);
   const eventProjector = new EventProjector(nats.reader, eventStore, nodeId);
   await eventProjector.start();
-  const stream = { js: nats.gateway.js, store: eventStore, projector: eventProjector, quota: config.eventQuota, pullsPerMinute: config.rateLimits.pulls };
+  const stream = { js: nats.gateway.js, store: eventStore, projector: eventProjector, quota: config.eventQuota, pullsPerMinute: config.rateLimits.pulls, reputations: (parties: string[]) => readModel.reputations(parties) };
   const notifier = new PactNotifier(
     nats.reader,
     eventStore,

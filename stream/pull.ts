@@ -27,6 +27,9 @@ export interface PullPage {
   hasMore: boolean;
 }
 
+/** Publishers' reputations (`pact.settlement.v1`, from the pact read model). */
+export type Reputations = (publishers: string[]) => Promise<Map<string, number>>;
+
 export const DEFAULT_LIMIT = 50;
 /** A pull reads at most this many events' facets, however selective its filter: then `hasMore` with a cursor past them. */
 export const SCAN_BOUND = 1_000;
@@ -53,23 +56,28 @@ export async function startOf(request: PullRequest, store: EventStore): Promise<
   return store.seqBefore(since);
 }
 
-/** Filters a pull cannot apply yet, refused rather than ignored. */
-export function unsupportedFilter(filter: PullFilter | undefined): PactError | undefined {
-  return filter?.reputation ? pactError('invalid_request', 'the reputation filter is not available on this server yet', { field: 'filter.reputation' }) : undefined;
-}
-
 /**
  * Matching events after stream sequence `after`, at most `limit`, reading at most SCAN_BOUND events.
  * `hasMore` says more may match past `nextCursor` now (a full page, or the bound reached).
  */
-export async function pullPage(store: EventStore, after: number, limit: number, filter: PullFilter, now: number): Promise<PullPage> {
+export async function pullPage(
+  store: EventStore,
+  after: number,
+  limit: number,
+  filter: PullFilter,
+  now: number,
+  reputations: Reputations,
+): Promise<PullPage> {
   const scanned = await store.facetsAfter(after, SCAN_BOUND);
+  // The publishers' reputations, read once per pull for the publishers it read.
+  const reputation = filter.reputation ? await reputations([...new Set(scanned.map((s) => s.facets.publisher))]) : undefined;
+  const trusted = (publisher: string) => !reputation || (reputation.get(publisher) ?? 0) >= filter.reputation!.minimum;
   const matching: number[] = [];
   let reached = after;
   let full = false;
   for (const { seq, facets } of scanned) {
     reached = seq;
-    if (matches(facets, filter, now)) matching.push(seq);
+    if (matches(facets, filter, now) && trusted(facets.publisher)) matching.push(seq);
     if ((full = matching.length === limit)) break;
   }
   const boundReached = !full && scanned.length === SCAN_BOUND;

@@ -127,6 +127,7 @@ test('pulls: start latest by default, cursors go on, start and cursor do not com
     { start: { since: 'not a time' } },
     { filter: { privacy: ['secret'] } },
     { filter: { reputation: { provider: 'other', minimum: 0.5 } } },
+    { filter: { reputation: { provider: 'pact.settlement.v1', minimum: 2 } } },
     { filter: { unknown: true } },
   ]) {
     const response = await stack.client.pull(bad);
@@ -213,6 +214,24 @@ test('after a kill -9 the stream resumes from a cursor: nothing acknowledged is 
   assert.is((await stack.client.publishEvent(after)).status, 200);
   const pulled = await stack.client.pull({ cursor: nextCursor, filter: { public: { channels: [ch] } } });
   assert.equal(pulled.body.events.map((e) => e.id), [...before, after].map((e) => e.id));
+});
+
+test('the reputation filter: pact.settlement.v1 from the journal, 0 without history', async ({ stack }) => {
+  const { seller, buyer } = newParties();
+  const pactId = (await stack.client.create(seller, tradeSpec(seller, buyer))).body.pact.id as string;
+  await stack.client.fund(seller, pactId);
+  await stack.client.fund(buyer, pactId);
+  await stack.client.propose(seller, pactId, { evidence: [], distribution: [{ party: seller.party, bp: 10_000 }] });
+  assert.is((await stack.client.cosign(buyer, pactId)).body.pact.state, 'SETTLED');
+  const newcomer = generateKeyPair();
+  const since = new Date(stack.now).toISOString();
+  const [trusted, unknown] = [event(stack, seller), event(stack, newcomer)];
+  for (const e of [trusted, unknown]) assert.is((await stack.client.publishEvent(e)).status, 200);
+  const ids = (minimum: number) =>
+    pullAll(stack, { publishersAllow: [seller.party, newcomer.party], reputation: { provider: 'pact.settlement.v1', minimum } }, { since });
+  assert.equal(await ids(0.5), [trusted.id]);
+  assert.equal(await ids(1), [trusted.id]);
+  assert.equal(await ids(0), [trusted.id, unknown.id]);
 });
 
 test('the server notifies every state change of a pact, signed, once, even across a kill -9', async ({ stack }) => {
