@@ -15,8 +15,13 @@ export type Job =
   | { kind: 'cold'; url: string; count: number }
   /** Offers published, `concurrency` in flight; their tags and words are drawn from `vocabulary` (bench/offers.ts). */
   | { kind: 'offers'; url: string; count: number; concurrency: number; vocabulary: OfferVocabulary }
-  /** `GET paths` round-robin for `seconds`, `concurrency` requests in flight, tallied under `route`. */
-  | { kind: 'reads'; url: string; route: string; paths: string[]; seconds: number; concurrency: number };
+  /** Agent Stream events published (signed with node:crypto before the timing), `concurrency` in flight. */
+  | { kind: 'events'; url: string; count: number; concurrency: number }
+  /**
+   * `GET paths` round-robin for `seconds`, `concurrency` requests in flight, tallied under `route`; with
+   * `bodies` (one per path), `POST`s them.
+   */
+  | { kind: 'reads'; url: string; route: string; paths: string[]; bodies?: string[]; seconds: number; concurrency: number };
 
 /** Tags `t0`… and words `w0`… that offers are made of; each offer has `tagsPerOffer` tags and `wordsPerOffer` words. */
 export interface OfferVocabulary {

@@ -1,8 +1,8 @@
 /**
- * `npm run bench`: the service's write path, read path, memory, cold activation and offer search, measured from a
+ * `npm run bench`: the service's write path, read path, memory, cold activation, offer search and the Agent Stream, measured from a
  * separate load generator process so that the figures are the server's. See README, Benchmark.
  *
- *   BENCH_PACTS BENCH_WARMUP BENCH_CONCURRENCY BENCH_READ_SECONDS BENCH_READ_CONCURRENCY BENCH_STORED BENCH_COLD BENCH_OFFERS
+ *   BENCH_PACTS BENCH_WARMUP BENCH_CONCURRENCY BENCH_READ_SECONDS BENCH_READ_CONCURRENCY BENCH_STORED BENCH_COLD BENCH_OFFERS BENCH_EVENTS
  *   BENCH_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof'   node arguments for the service
  */
 import { Stack } from '../tests/support/stack.js';
@@ -13,6 +13,7 @@ import { reads } from './reads.js';
 import { print } from './report.js';
 import { settings } from './settings.js';
 import { offerSearch } from './offers.js';
+import { streamPhase } from './stream.js';
 import { signedCommands } from './signed-commands.js';
 import { fixed } from './stats.js';
 import { PASSIVATING_ENV, storedPacts } from './stored.js';
@@ -41,6 +42,7 @@ async function main(): Promise<void> {
     });
     await withStack(PASSIVATING_ENV, (stack) => storedPacts(load, stack, clients));
     await withStack({}, (stack) => offerSearch(load, stack, clients));
+    await withStack({ PACT_RATE_LIMIT_PULLS: '0' }, (stack) => streamPhase(load, stack, clients));
   });
 }
 

@@ -15,6 +15,8 @@ export const settings = {
   readConcurrency: envInt('BENCH_READ_CONCURRENCY', 64),
   /** Pacts created for the memory and cold-activation phase. */
   stored: envInt('BENCH_STORED', 2000),
+  /** Agent Stream events published for the stream phase. */
+  events: envInt('BENCH_EVENTS', 10_000),
   /** Offers published for the offer search phase. */
   offers: envInt('BENCH_OFFERS', 2000),
   /** Passivated pacts the cold-activation phase sends a command to. */

@@ -112,10 +112,14 @@ export class EventStore {
     await this.level.batch(operations as never);
   }
 
-  /** The facets of events after stream sequence `after`, in order, at most `count`. */
-  async facetsAfter(after: number, count: number): Promise<{ seq: number; facets: Facets }[]> {
-    const entries = await this.facets.iterator({ gt: seqKey(after), limit: count }).all();
-    return entries.map(([key, facets]) => ({ seq: Number(key), facets }));
+  /** The facets of events after stream sequence `after`, in order, at most `count`, read as they are asked for. */
+  async *facetsAfter(after: number, count: number): AsyncGenerator<{ seq: number; facets: Facets }> {
+    for await (const [key, facets] of this.facets.iterator({ gt: seqKey(after), limit: count })) yield { seq: Number(key), facets };
+  }
+
+  /** Whether the store holds an event after stream sequence `after`. */
+  async hasAfter(after: number): Promise<boolean> {
+    return (await this.facets.keys({ gt: seqKey(after), limit: 1 }).all()).length > 0;
   }
 
   /** The texts of the events at these sequences. */

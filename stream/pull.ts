@@ -68,20 +68,24 @@ export async function pullPage(
   now: number,
   reputations: Reputations,
 ): Promise<PullPage> {
-  const scanned = await store.facetsAfter(after, SCAN_BOUND);
-  // The publishers' reputations, read once per pull for the publishers it read.
-  const reputation = filter.reputation ? await reputations([...new Set(scanned.map((s) => s.facets.publisher))]) : undefined;
-  const trusted = (publisher: string) => !reputation || (reputation.get(publisher) ?? 0) >= filter.reputation!.minimum;
+  // A publisher's reputation is read once per pull, when the filter asks for one.
+  const known = new Map<string, boolean>();
+  const trusted = async (publisher: string) => {
+    if (!filter.reputation) return true;
+    if (!known.has(publisher)) known.set(publisher, ((await reputations([publisher])).get(publisher) ?? 0) >= filter.reputation.minimum);
+    return known.get(publisher)!;
+  };
   const matching: number[] = [];
   let reached = after;
+  let read = 0;
   let full = false;
-  for (const { seq, facets } of scanned) {
+  for await (const { seq, facets } of store.facetsAfter(after, SCAN_BOUND)) {
     reached = seq;
-    if (matches(facets, filter, now) && trusted(facets.publisher)) matching.push(seq);
+    read++;
+    if (matches(facets, filter, now) && (await trusted(facets.publisher))) matching.push(seq);
     if ((full = matching.length === limit)) break;
   }
-  const boundReached = !full && scanned.length === SCAN_BOUND;
-  const hasMore = boundReached || (full && (reached !== scanned.at(-1)!.seq || (await store.facetsAfter(reached, 1)).length > 0));
+  const hasMore = full ? await store.hasAfter(reached) : read === SCAN_BOUND;
   return { events: await store.eventTexts(matching), nextCursor: cursorOf(reached), hasMore };
 }
 

@@ -8,6 +8,7 @@ import { prepareLifecycles } from './lifecycles.js';
 import { prepareReads } from './reads.js';
 import { prepareCreates } from './creates.js';
 import { prepareOffers } from './offers.js';
+import { prepareEvents } from './events.js';
 
 function prepare(job: Job): () => Promise<Measured> {
   switch (job.kind) {
@@ -21,6 +22,8 @@ function prepare(job: Job): () => Promise<Measured> {
       return prepareReads(job);
     case 'offers':
       return prepareOffers(job);
+    case 'events':
+      return prepareEvents(job);
   }
 }
 

@@ -2,9 +2,9 @@ import { send, withPool } from './http.js';
 import type { Job, Measured } from '../jobs.js';
 import { measure } from './recorder.js';
 
-/** GETs the paths round-robin for `seconds`, `concurrency` requests in flight on as many keep-alive connections. */
+/** GETs (or POSTs) the paths round-robin for `seconds`, `concurrency` requests in flight on as many keep-alive connections. */
 export function prepareReads(job: Extract<Job, { kind: 'reads' }>): () => Promise<Measured> {
-  const requests = job.paths.map((path) => ({ route: job.route, path, expect: 200 }));
+  const requests = job.paths.map((path, i) => ({ route: job.route, path, expect: 200, ...(job.bodies ? { body: job.bodies[i]! } : {}) }));
   return () =>
     withPool(job.url, job.concurrency, (pool) =>
       measure(async (recorder) => {
