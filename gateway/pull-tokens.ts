@@ -23,6 +23,7 @@ export class PullTokens {
     bucket.at = now;
     this.buckets.set(address, bucket);
     if (this.buckets.size > MAX_ADDRESSES) this.buckets.delete(this.buckets.keys().next().value as string);
+    cost = Math.min(cost, this.perMinute); // a bucket smaller than a long poll's cost still lets one through a minute
     if (bucket.tokens >= cost) {
       bucket.tokens -= cost;
       return undefined;

@@ -6,8 +6,6 @@ export interface RateLimits {
   writes: number;
   pokes: number;
   lists: number;
-  /** Tokens a minute for `POST /v0/pull`, by its own bucket (gateway/pull-tokens.ts). */
-  pulls: number;
 }
 export type RateLimited = keyof RateLimits;
 

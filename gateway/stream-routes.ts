@@ -4,7 +4,7 @@ import { pactError } from '../protocol/errors.js';
 import type { Clock } from '../runtime/clock.js';
 import type { StreamEvent } from '../stream/event.js';
 import type { EventProjector } from '../stream/event-projector.js';
-import { HOUR_MS, type EventStore } from '../stream/event-store.js';
+import { HOUR_MS, type EventStore, type Quota } from '../stream/event-store.js';
 import { storeEvent } from '../stream/store-event.js';
 import { DEFAULT_LIMIT, pullPage, seqOfCursor, startOf, type PullPage, type PullRequest, type Reputations } from '../stream/pull.js';
 import { pullSchema } from '../stream/schemas.js';
@@ -21,10 +21,12 @@ export interface StreamRouteDeps {
     js: JetStreamClient;
     store: EventStore;
     projector: EventProjector;
-    /** Accepted events per publisher per hour (PACT_EVENT_QUOTA). */
-    quota: number;
+    /** Events kept per publisher per hour (PACT_EVENT_QUOTA), and the server's party, which is exempt. */
+    quota: Quota;
     /** Pull tokens per IP per minute (PACT_RATE_LIMIT_PULLS); 0 turns the limit off. */
     pullsPerMinute: number;
+    /** Long polls that may wait at once on this node (PACT_PULL_WAITERS). */
+    pullWaiters: number;
     reputations: Reputations;
   };
 }
@@ -36,26 +38,32 @@ const MAX_EVENT_BYTES = 32 * 1024;
 export function registerStreamRoutes(app: FastifyInstance, deps: StreamRouteDeps): void {
   const { js, store, projector, quota, pullsPerMinute } = deps.stream;
   const tokens = pullsPerMinute > 0 ? new PullTokens(pullsPerMinute) : undefined;
+  const overQuota = (reply: FastifyReply, now: number) => {
+    const retryAfter = Math.ceil((HOUR_MS - (now % HOUR_MS)) / 1000);
+    return sendError(reply.header('retry-after', String(retryAfter)), pactError('quota_exceeded', `more than ${quota.perHour} events of this publisher this hour`, { retryAfter }));
+  };
+  let waiting = 0;
 
   app.post<{ Body: unknown }>('/v0/events', { ...limitFor(deps.rateLimits, 'writes'), bodyLimit: MAX_EVENT_BYTES }, async (request, reply) => {
     const now = deps.clock.now();
-    const refused = streamEventProblem(request.body, now);
+    const refused = streamEventProblem(request.body, now, quota.exempt);
     if (refused) return sendError(reply, refused);
     const event = request.body as StreamEvent;
     const accepted = { accepted: true, eventId: event.id };
     if ((await store.seqOf(event.id)) !== undefined) return accepted; // published before: idempotent, not counted again
-    if ((await store.takenInHour(event.publisher, now)) >= quota) {
-      const retryAfter = Math.ceil((HOUR_MS - (now % HOUR_MS)) / 1000);
-      return sendError(reply.header('retry-after', String(retryAfter)), pactError('quota_exceeded', `more than ${quota} events of this publisher this hour`, { retryAfter }));
-    }
+    if ((await store.takenInHour(event.publisher, now)) >= quota.perHour) return overQuota(reply, now);
     let seq: number;
     try {
       seq = await storeEvent(js, event, now);
     } catch {
       return sendError(reply, pactError('unavailable', 'the event could not be stored now; publish it again (it is idempotent)'));
     }
+    // Whether the event is kept is the stream's order to say (the quota is applied there, the same on every
+    // node): the answer waits for this node's store to have read that far.
     await projector.reached(seq, READ_YOUR_WRITES_WAIT_MS);
-    return accepted;
+    if ((await store.seqOf(event.id)) !== undefined) return accepted;
+    if (projector.reachedSeq >= seq) return overQuota(reply, now);
+    return sendError(reply, pactError('unavailable', 'the event is stored but not yet confirmed; publish it again (it is idempotent)'));
   });
 
   app.post<{ Body: PullRequest }>('/v0/pull', { schema: { body: pullSchema } }, async (request, reply) => {
@@ -66,10 +74,18 @@ export function registerStreamRoutes(app: FastifyInstance, deps: StreamRouteDeps
     }
     const after = await startOf(body, store);
     if (typeof after !== 'number') return sendError(reply, after);
+    const waits = (body.waitSeconds ?? 0) > 0;
+    if (waits && waiting >= deps.stream.pullWaiters) {
+      return sendError(reply.header('retry-after', '1'), pactError('rate_limited', 'too many long polls wait on this server; retry shortly'));
+    }
     const gone = new AbortController();
     reply.raw.once('close', () => gone.abort());
-    const page = await pullWaiting(deps, after, body, gone.signal);
-    return sendPage(reply, page);
+    if (waits) waiting++;
+    try {
+      return sendPage(reply, await pullWaiting(deps, after, body, gone.signal));
+    } finally {
+      if (waits) waiting--;
+    }
   });
 }
 

@@ -14,7 +14,8 @@ const TAIL_CHECK_MS = 2_000;
  * position. It reads through a durable consumer (replicated with the stream, so it outlives a NATS node),
  * made anew at each start from the caller's own position, without acks. A message the consumer never
  * delivers (in flight when a connection dropped) is not skipped: the journal's sequences have no holes, so
- * a gap, or a journal that grew while nothing came, is filled by reading those messages by sequence.
+ * a gap, or a journal that grew while nothing came, is filled by reading those messages by sequence; what a
+ * stream with a maximum age dropped (its first sequence moved past them) is passed over.
  */
 export class JournalFollower {
   private messages: ConsumerMessages | undefined;
@@ -35,8 +36,10 @@ export class JournalFollower {
 
   /** Follows the stream from the message after `position`; resolves to the stream's last sequence at the start. */
   async start(position: number): Promise<number> {
+    const { first_seq: first, last_seq: target } = (await this.nats.jsm.streams.info(this.stream)).state;
+    // A stream with a maximum age has dropped its oldest messages: there is nothing to read before `first`.
+    position = Math.max(position, first - 1);
     this.lastArrived = position;
-    const target = (await this.nats.jsm.streams.info(this.stream)).state.last_seq;
     await this.nats.jsm.consumers.delete(this.stream, this.consumerName).catch(() => undefined);
     await this.nats.jsm.consumers.add(this.stream, {
       durable_name: this.consumerName,
@@ -75,6 +78,9 @@ export class JournalFollower {
 
   /** Reads the messages after the last one handed on, up to `seq` (a sequence with none is passed). */
   private async fillTo(seq: number): Promise<void> {
+    const { first_seq: first } = (await this.nats.jsm.streams.info(this.stream)).state;
+    this.lastArrived = Math.max(this.lastArrived, Math.min(first - 1, seq)); // what aged out is not there to read
+    if (this.lastArrived >= seq) return;
     console.error(`${this.consumerName} reads ${this.stream} messages ${this.lastArrived + 1}..${seq}, which its consumer did not deliver`);
     while (this.lastArrived < seq && !this.stopped) {
       const next = this.lastArrived + 1;

@@ -5,8 +5,8 @@ const LONE_SURROGATE = /\p{Surrogate}/u;
 
 /**
  * Why `value` (parsed JSON) cannot be canonicalized and signed as RFC 8785 requires, or undefined when it
- * can: nesting deeper than MAX_JSON_DEPTH, or a string or key holding a lone UTF-16 surrogate (which has
- * no UTF-8 form). Iterative, so no depth can overflow the stack.
+ * can: nesting deeper than MAX_JSON_DEPTH, a string or key holding a lone UTF-16 surrogate (which has
+ * no UTF-8 form), or a number beyond what a double holds (`1e400` parses to Infinity, which JCS refuses). Iterative, so no depth can overflow the stack.
  */
 export function wellFormedProblem(value: unknown): string | undefined {
   const pending: { value: unknown; depth: number }[] = [{ value, depth: 0 }];
@@ -16,6 +16,7 @@ export function wellFormedProblem(value: unknown): string | undefined {
       if (LONE_SURROGATE.test(current)) return 'a string holds a lone UTF-16 surrogate';
       continue;
     }
+    if (typeof current === 'number' && !Number.isFinite(current)) return 'a number is too large for JSON to keep (it has no canonical form)';
     if (typeof current !== 'object' || current === null) continue;
     if (depth >= MAX_JSON_DEPTH) return `JSON nests deeper than ${MAX_JSON_DEPTH} levels`;
     for (const [key, item] of Object.entries(current)) {

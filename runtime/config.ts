@@ -30,6 +30,10 @@ export interface Config {
   offerWatchers: number;
   /** PACT_EVENT_QUOTA: Agent Stream events accepted per publisher per hour. */
   eventQuota: number;
+  /** PACT_RATE_LIMIT_PULLS: `POST /v0/pull` tokens per IP per minute (gateway/pull-tokens.ts); 0 off. */
+  pullsPerMinute: number;
+  /** PACT_PULL_WAITERS: long polls waiting at once on one node. */
+  pullWaiters: number;
   mockDefaultBalance: bigint;
   commandTimeoutMs: number;
   http: HttpLimits;
@@ -76,13 +80,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     readCacheBytes: integer('PACT_READ_CACHE_BYTES', 32 * 2 ** 20, env),
     offerWatchers: integer('PACT_OFFER_WATCHERS', 10_000, env),
     eventQuota: Math.max(1, integer('PACT_EVENT_QUOTA', 1_000, env)),
+    pullsPerMinute: integer('PACT_RATE_LIMIT_PULLS', 120, env),
+    pullWaiters: integer('PACT_PULL_WAITERS', 10_000, env),
     mockDefaultBalance: BigInt(integer('PACT_MOCK_DEFAULT_BALANCE', 1_000_000_000, env)),
     commandTimeoutMs: integer('PACT_COMMAND_TIMEOUT_MS', 10_000, env),
     rateLimits: {
       writes: integer('PACT_RATE_LIMIT_WRITES', 600, env),
       pokes: integer('PACT_RATE_LIMIT_POKES', 600, env),
       lists: integer('PACT_RATE_LIMIT_LISTS', 300, env),
-      pulls: integer('PACT_RATE_LIMIT_PULLS', 120, env),
     },
     blobs: {
       maxBytes: integer('PACT_BLOB_MAX_BYTES', 25 * 2 ** 20, env),

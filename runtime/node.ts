@@ -215,9 +215,13 @@ async function startRoles(config: Config, natsServer: NatsEndpoint): Promise<Pac
   await projector.start();
   await offers.projector.start();
   const eventStore = new EventStore(level);
-  const eventProjector = new EventProjector(nats.reader, eventStore, nodeId);
+  const quota = { perHour: config.eventQuota, exempt: serverParty };
+  const eventProjector = new EventProjector(nats.reader, eventStore, quota, nodeId);
   await eventProjector.start();
-  const stream = { js: nats.gateway.js, store: eventStore, projector: eventProjector, quota: config.eventQuota, pullsPerMinute: config.rateLimits.pulls, reputations: (parties: string[]) => readModel.reputations(parties) };
+  const sweepEvents = () => void eventStore.sweep(clock.now()).catch((error) => console.error('sweeping old events failed:', error));
+  sweepEvents();
+  const eventSweeper = setInterval(sweepEvents, 600_000).unref();
+  const stream = { js: nats.gateway.js, store: eventStore, projector: eventProjector, quota, pullsPerMinute: config.pullsPerMinute, pullWaiters: config.pullWaiters, reputations: (parties: string[]) => readModel.reputations(parties) };
   const notifier = new PactNotifier(
     nats.reader,
     eventStore,
@@ -269,6 +273,7 @@ async function startRoles(config: Config, natsServer: NatsEndpoint): Promise<Pac
       reconciler.stop();
       payoutWorker.stop();
       await offers.stop();
+      clearInterval(eventSweeper);
       await notifier.stop();
       await eventProjector.stop();
       await host.stop();

@@ -3,7 +3,7 @@ import { messageObject } from '../actors/stream-journal.js';
 import { EVENT_STREAM } from '../actors/subjects.js';
 import { JournalFollower, type JournalMessage } from '../projection/journal-follower.js';
 import { PositionWaiters } from '../projection/position-waiters.js';
-import type { EventStore, Received } from './event-store.js';
+import type { EventStore, Quota, Received } from './event-store.js';
 import { streamEventProblem } from './validate.js';
 import { pactError } from '../protocol/errors.js';
 
@@ -26,6 +26,7 @@ export class EventProjector {
   constructor(
     private readonly nats: Nats,
     private readonly store: EventStore,
+    private readonly quota: Quota,
     nodeId: string,
   ) {
     this.follower = new JournalFollower(nats, EVENT_STREAM, `event-projector-${nodeId}`, (message) => this.arrive(message));
@@ -70,7 +71,7 @@ export class EventProjector {
       this.arrivals = [];
       const position = batch.at(-1)!.seq;
       try {
-        await this.store.putAll(await this.newEvents(batch), position);
+        await this.store.putAll(await this.newEvents(batch), position, this.quota);
       } catch (error) {
         console.error('event projector could not write; retrying in a second:', String(error));
         this.arrivals = [...batch, ...this.arrivals];
@@ -91,7 +92,7 @@ export class EventProjector {
     for (const message of batch) {
       const received = messageObject<Received>(message.data);
       // Anyone allowed to publish on NATS could put anything here: each event is checked as the gateway checks it.
-      const refused = received && typeof received.receivedAt === 'number' ? streamEventProblem(received.event, received.receivedAt) : pactError('invalid_event', 'not an event');
+      const refused = received && typeof received.receivedAt === 'number' ? checked(received.event, received.receivedAt, this.quota.exempt) : pactError('invalid_event', 'not an event');
       if (refused) {
         console.error(`event projector skips message ${message.seq}: ${refused.message}`);
         continue;
@@ -102,5 +103,14 @@ export class EventProjector {
       events.push({ seq: message.seq, received: received as Received, text: JSON.stringify(received!.event) });
     }
     return events;
+  }
+}
+
+/** The gateway's check, made safe for whatever NATS brings: a check that throws refuses the message. */
+function checked(event: unknown, receivedAt: number, serverParty: string) {
+  try {
+    return streamEventProblem(event, receivedAt, serverParty);
+  } catch (error) {
+    return pactError('invalid_event', String(error));
   }
 }

@@ -27,6 +27,14 @@ export interface Received {
 }
 
 export const HOUR_MS = 3_600_000;
+/** As long as the JetStream stream keeps an event: the longest an event may live. */
+const RETENTION_MS = 7 * 24 * HOUR_MS;
+
+/** Events a publisher may have kept per hour, and who is not held to it. */
+export interface Quota {
+  perHour: number;
+  exempt: string;
+}
 const seqKey = (seq: number) => pad(seq);
 const hourOf = (ms: number) => Math.floor(ms / HOUR_MS);
 
@@ -72,7 +80,7 @@ export class EventStore {
   }
 
   async checkpoint(): Promise<number> {
-    return ((await this.meta.get('journalSeq')) as number | undefined) ?? 0;
+    return ((await this.meta.get('streamSeq')) as number | undefined) ?? 0;
   }
 
   /** How far the pact journal was read for notifications (`stream/pact-notifier.ts`). */
@@ -94,13 +102,18 @@ export class EventStore {
     return (await this.hours.get(`${publisher}!${hourOf(at)}`)) ?? 0;
   }
 
-  /** Stores the events of a batch (ids new to the store) and the journal position reached, in one batch. */
-  async putAll(events: { seq: number; received: Received; text: string }[], position: number): Promise<void> {
+  /**
+   * Stores the events of a batch (ids new to the store) and the stream position reached, in one batch. The
+   * quota is applied here, in stream order, so every node keeps the same events: one past its publisher's
+   * `quota.perHour` in its hour is not kept (but for `quota.exempt`, the server's notifications).
+   */
+  async putAll(events: { seq: number; received: Received; text: string }[], position: number, quota: Quota): Promise<void> {
     const counts = new Map<string, number>();
     const operations: AbstractBatchOperation<JsonLevel, string, unknown>[] = [];
     for (const { seq, received, text } of events) {
       const hourKey = `${received.event.publisher}!${hourOf(received.receivedAt)}`;
       const ordinal = (counts.get(hourKey) ?? (await this.hours.get(hourKey)) ?? 0) + 1;
+      if (ordinal > quota.perHour && received.event.publisher !== quota.exempt) continue;
       counts.set(hourKey, ordinal);
       operations.push({ type: 'put', key: seqKey(seq), value: text, sublevel: this.texts });
       operations.push({ type: 'put', key: seqKey(seq), value: facetsOf(received, ordinal), sublevel: this.facets });
@@ -108,7 +121,7 @@ export class EventStore {
       operations.push({ type: 'put', key: `${pad(received.receivedAt)}!${seqKey(seq)}`, value: '', sublevel: this.times });
     }
     for (const [key, count] of counts) operations.push({ type: 'put', key, value: count, sublevel: this.hours });
-    operations.push({ type: 'put', key: 'journalSeq', value: position, sublevel: this.meta });
+    operations.push({ type: 'put', key: 'streamSeq', value: position, sublevel: this.meta });
     await this.level.batch(operations as never);
   }
 
@@ -126,6 +139,27 @@ export class EventStore {
   async eventTexts(seqs: number[]): Promise<string[]> {
     const texts = await this.texts.getMany(seqs.map(seqKey));
     return texts.filter((text): text is string => text !== undefined);
+  }
+
+  /**
+   * Forgets the events taken more than seven days before `now`, as the stream's maximum age drops them
+   * from NATS; resolves to how many.
+   */
+  async sweep(now: number, batchSize = 1_000): Promise<number> {
+    let swept = 0;
+    for (;;) {
+      const keys = await this.times.keys({ lt: `${pad(now - RETENTION_MS)}!`, limit: batchSize }).all();
+      if (keys.length === 0) return swept;
+      const seqs = keys.map((key) => key.slice(16));
+      const texts = await this.texts.getMany(seqs);
+      const ids = texts.flatMap((text) => (text === undefined ? [] : [(JSON.parse(text) as StreamEvent).id]));
+      await this.level.batch([
+        ...keys.map((key) => ({ type: 'del' as const, key, sublevel: this.times })),
+        ...seqs.flatMap((seq) => [{ type: 'del' as const, key: seq, sublevel: this.texts }, { type: 'del' as const, key: seq, sublevel: this.facets }]),
+        ...ids.map((id) => ({ type: 'del' as const, key: id, sublevel: this.ids })),
+      ] as never);
+      swept += keys.length;
+    }
   }
 
   /** The sequence just before the first event taken at or after `at` (what `start: { since }` begins after). */

@@ -37,6 +37,10 @@ export type StreamEvent = PublicEvent | PrivateEvent;
 
 /** The longest an event may live: seven days from its creation. */
 export const MAX_EVENT_LIFETIME_MS = 7 * 86_400_000;
+/** How far ahead of the service's clock an event may say it was created. */
+export const CREATED_AHEAD_MS = 10 * 60_000;
+/** Kinds only the server publishes (its notifications of pact state changes). */
+const SERVER_KINDS = /^pact\./;
 
 /** An event's id: `evt_` and the hex SHA-256 of the JCS form of the event without `id` and `signature`. */
 export function eventIdOf(event: Omit<StreamEvent, 'id' | 'signature'> & { id?: string; signature?: string }): string {
@@ -46,10 +50,11 @@ export function eventIdOf(event: Omit<StreamEvent, 'id' | 'signature'> & { id?: 
 
 /**
  * Why an event (of the schema's shape) is refused: an id that is not its content's (422), a signature that
- * is not the publisher's over its id (401), times that are not ISO 8601, an expiry before its creation,
- * more than seven days after it, or already past at `now` (422), and for a public event no address (422).
+ * is not the publisher's over its id (401), a creation more than 10 minutes ahead, an expiry before its
+ * creation, more than seven days after it, or already past at `now` (422), and for a public event no
+ * address or a `pact.*` kind from anyone but `serverParty` (422).
  */
-export function eventProblem(event: StreamEvent, now: number): PactError | undefined {
+export function eventProblem(event: StreamEvent, now: number, serverParty: string): PactError | undefined {
   if (eventIdOf(event) !== event.id) return pactError('invalid_event', 'the id is not the SHA-256 of the event’s content', { field: 'id' });
   if (!verifySignature(event.publisher, event.id, event.signature)) return pactError('invalid_signature', 'the signature is not the publisher’s over the id');
   const createdAt = Date.parse(event.createdAt);
@@ -59,11 +64,15 @@ export function eventProblem(event: StreamEvent, now: number): PactError | undef
   if (expiresAt <= createdAt || expiresAt - createdAt > MAX_EVENT_LIFETIME_MS) {
     return pactError('invalid_event', 'expiresAt is after createdAt and at most seven days after it', { field: 'expiresAt' });
   }
+  if (createdAt > now + CREATED_AHEAD_MS) return pactError('invalid_event', 'createdAt is more than 10 minutes ahead', { field: 'createdAt', now: new Date(now).toISOString() });
   if (expiresAt <= now) return pactError('invalid_event', 'the event has expired', { field: 'expiresAt', now: new Date(now).toISOString() });
-  return event.privacy === 'public' ? publicProblem(event) : undefined;
+  return event.privacy === 'public' ? publicProblem(event, serverParty) : undefined;
 }
 
-function publicProblem(event: PublicEvent): PactError | undefined {
+function publicProblem(event: PublicEvent, serverParty: string): PactError | undefined {
+  if (SERVER_KINDS.test(event.kind) && event.publisher !== serverParty) {
+    return pactError('invalid_event', 'kinds pact.* are the server’s notifications; only it publishes them', { field: 'kind' });
+  }
   if (event.channel === undefined && (event.recipients ?? []).length === 0) {
     return pactError('invalid_event', 'a public event names a channel or recipients', { field: 'channel' });
   }

@@ -107,7 +107,8 @@ export class PactNotifier {
     if (!entry?.state) return;
     if (entry.event.type === 'created') this.remember(entry.pactId, entry.event.pact.parties.map((p) => p.party));
     const parties = this.parties.get(entry.pactId) ?? (await this.partiesOf(entry.pactId));
-    if (!parties) return;
+    // The read model lags the journal a little: the work loop tries again in a second rather than skip it.
+    if (!parties) throw new Error(`the parties of ${entry.pactId} are not known yet`);
     if (entry.state === 'SETTLED' || entry.state === 'CANCELLED') this.parties.delete(entry.pactId);
     const event = notificationOf({ ...entry, state: entry.state }, parties, this.server);
     if (Date.parse(event.expiresAt) <= this.clock.now() || (await this.store.seqOf(event.id)) !== undefined) return;

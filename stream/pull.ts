@@ -111,5 +111,6 @@ function publicMatches(facets: Facets, filter: NonNullable<PullFilter['public']>
   return (tagsAll ?? []).every((tag) => (facets.tags ?? []).includes(tag));
 }
 
+/** A private event is found by the key ids of its audience (DECISIONS.md): a filter without key ids finds none. */
 const privateMatches = (facets: Facets, { keyIds }: NonNullable<PullFilter['private']>) =>
-  keyIds === undefined || (facets.keyIds ?? []).some((keyId) => keyIds.includes(keyId));
+  (facets.keyIds ?? []).some((keyId) => (keyIds ?? []).includes(keyId));

@@ -3,7 +3,8 @@ import { partyId } from '../protocol/schemas.js';
 // JSON Schemas of the Agent Stream's bodies. An event that does not fit its schema is 422 (the spec's
 // "invalid event schema"); a pull that does not fit is 400.
 
-const iso = { type: 'string', minLength: 1, maxLength: 64 } as const;
+/** RFC 3339 with a zone (`Z` or an offset): every node reads it as the same instant. */
+const iso = { type: 'string', pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?(Z|[+-][0-9]{2}:[0-9]{2})$' } as const;
 const sig = { type: 'string', pattern: '^[0-9a-f]{128}$' } as const;
 const eventId = { type: 'string', pattern: '^evt_[0-9a-f]{64}$' } as const;
 const base64url = { type: 'string', pattern: '^[A-Za-z0-9_-]*$' } as const;

@@ -12,7 +12,7 @@ const validators = { public: ajv.compile(publicEventSchema), private: ajv.compil
  * field), JSON that cannot be signed, then `eventProblem` (id 422, signature 401, times 422). The gateway
  * checks what arrives over HTTP with it, and the event projector what arrives over NATS.
  */
-export function streamEventProblem(value: unknown, now: number): PactError | undefined {
+export function streamEventProblem(value: unknown, now: number, serverParty: string): PactError | undefined {
   const privacy = (value as { privacy?: unknown } | null)?.privacy;
   const validate = privacy === 'public' || privacy === 'private' ? validators[privacy] : undefined;
   if (!validate) return pactError('invalid_event', 'privacy is "public" or "private"', { field: 'privacy' });
@@ -23,5 +23,5 @@ export function streamEventProblem(value: unknown, now: number): PactError | und
   }
   const unsignable = wellFormedProblem(value);
   if (unsignable) return pactError('invalid_event', unsignable);
-  return eventProblem(value as StreamEvent, now);
+  return eventProblem(value as StreamEvent, now, serverParty);
 }

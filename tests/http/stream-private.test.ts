@@ -1,6 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { newHpkeKey, openPrivateEvent, sealPrivateEvent } from '../../client/private-events.js';
+import { signEvent } from '../../client/stream.js';
 import { generateKeyPair } from '../../protocol/sign.js';
 import type { PrivateEvent } from '../../stream/event.js';
 import { Stack } from '../support/stack.js';
@@ -22,7 +23,7 @@ test('sealed for a reader, opened by it alone', async ({ stack }) => {
   const publisher = generateKeyPair();
   const [reader, third] = await Promise.all([newHpkeKey(), newHpkeKey()]);
   const plaintext = { channel: 'deals', kind: 'counter.offer', tags: ['secret'], body: { price: '900' } };
-  const sealed = await sealPrivateEvent(publisher, [reader], plaintext, stack.now);
+  const sealed = await sealPrivateEvent(publisher, [reader.publicKey], plaintext, stack.now);
   const published = await stack.client.publishEvent(sealed);
   assert.is(published.status, 200, JSON.stringify(published.body));
 
@@ -37,6 +38,15 @@ test('sealed for a reader, opened by it alone', async ({ stack }) => {
   const posing = { ...third, keyId: reader.keyId }; // the reader's key id, with the third party's key
   await openPrivateEvent(received!, posing).then(
     () => assert.unreachable('the third party opened it'),
+    (error: unknown) => assert.ok(error instanceof Error),
+  );
+  // Lifted into an event of another publisher, the ciphertext no longer opens.
+  const thief = generateKeyPair();
+  const { id: _id, signature: _sig, ...envelope } = received!;
+  const lifted = signEvent<PrivateEvent>({ ...envelope, publisher: thief.party }, thief);
+  assert.is((await stack.client.publishEvent(lifted)).status, 200, 'the server cannot tell');
+  await openPrivateEvent(lifted, reader).then(
+    () => assert.unreachable('a lifted ciphertext opened'),
     (error: unknown) => assert.ok(error instanceof Error),
   );
   const tampered = { ...received!, ciphertext: received!.ciphertext.slice(0, -2) + (received!.ciphertext.endsWith('AA') ? 'BB' : 'AA') };

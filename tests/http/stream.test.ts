@@ -15,7 +15,7 @@ const QUOTA = 40;
 const test = suite<{ stack: Stack }>('agent stream');
 
 test.before(async (context) => {
-  context.stack = await Stack.start({ env: { PACT_EVENT_QUOTA: String(QUOTA) } });
+  context.stack = await Stack.start({ env: { PACT_EVENT_QUOTA: String(QUOTA), PACT_PULL_WAITERS: '2' } });
 });
 test.after(async ({ stack }) => {
   await stack.stop();
@@ -96,12 +96,17 @@ test('publish refusals: 422 for the schema, the id and the times, 401 for the si
   await expect(event(stack, key, { recipients: [someone, someone] }), 422, 'invalid_event');
   await expect(publicEvent(key, { kind: 'k', channel: 'c', body: {} }, stack.now, 7 * 86_400_000 + 1), 422, 'invalid_event');
   await expect(publicEvent(key, { kind: 'k', channel: 'c', body: {} }, stack.now - 7_200_000, 3_600_000), 422, 'invalid_event'); // expired
+  await expect(publicEvent(key, { kind: 'k', channel: 'c', body: {} }, stack.now + 11 * 60_000, 3_600_000), 422, 'invalid_event'); // created ahead
+  await expect(event(stack, key, { kind: 'pact.SETTLED' }), 422, 'invalid_event'); // the server's kinds
+  const { id: _i, signature: _g, ...content } = good;
+  await expect(signEvent({ ...content, createdAt: good.createdAt.replace('Z', '') }, key), 422, 'invalid_event'); // no zone
+  await expect(JSON.stringify(event(stack, key, { body: { n: 1 } })).replace('"n":1', '"n":1e400'), 400, 'invalid_request'); // no canonical form: like any unsignable body
   await expect(event(stack, key, { body: { text: 'x'.repeat(33 * 1024) } }), 413, 'too_large');
   const sealed = privateEvent(stack, key, ['hpke_abc']);
   await expect({ ...sealed, nonce: 'short' }, 422, 'invalid_event');
   await expect({ ...sealed, ciphertextAlg: 'AES-GCM' }, 422, 'invalid_event');
   assert.is((await stack.client.publishEvent(sealed)).status, 200);
-  assert.equal(await pullAll(stack, { publishersAllow: [key.party], privacy: ['public', 'private'] }), [sealed.id], 'nothing refused was kept');
+  assert.equal(await pullAll(stack, { publishersAllow: [key.party], privacy: ['public', 'private'], private: { keyIds: ['hpke_abc'] } }), [sealed.id], 'nothing refused was kept');
 });
 
 test('pulls: start latest by default, cursors go on, start and cursor do not combine, bad parameters are 400', async ({ stack }) => {
@@ -155,10 +160,12 @@ test('filters combine: channels or recipients, kinds, tagsAll, publishers, priva
   assert.equal(await ids({ public: { tagsAll: ['red', 'big'] } }), [e1.id]);
   assert.equal(await ids({ public: { channels: [ch], tagsAll: ['big'] }, publishersDeny: [a.party] }), [e3.id]);
   assert.equal(await ids({}), [e1.id, e2.id, e3.id], 'private events only when asked for');
-  assert.equal(await ids({ privacy: ['private'] }), [e4.id, e5.id]);
+  assert.equal(await ids({ privacy: ['private'] }), [], 'private events are found by key id');
+  assert.equal(await ids({ privacy: ['private'], private: { keyIds: ['hpke_reader', 'hpke_third'] } }), [e4.id, e5.id]);
   assert.equal(await ids({ privacy: ['private'], private: { keyIds: ['hpke_reader'] } }), [e4.id]);
-  assert.equal(await ids({ privacy: ['public', 'private'], publishersAllow: [b.party] }), [e2.id, e3.id, e5.id]);
-  assert.equal(await ids({ privacy: ['public', 'private'], maxPerPublisherPerHour: 1 }), [e1.id, e2.id]);
+  const both = { privacy: ['public', 'private'], private: { keyIds: ['hpke_reader', 'hpke_third'] } };
+  assert.equal(await ids({ ...both, publishersAllow: [b.party] }), [e2.id, e3.id, e5.id]);
+  assert.equal(await ids({ ...both, maxPerPublisherPerHour: 1 }), [e1.id, e2.id]);
 });
 
 test('a long poll wakes when a matching event is published, and ends empty at its wait', async ({ stack }) => {
@@ -178,11 +185,24 @@ test('a long poll wakes when a matching event is published, and ends empty at it
   assert.equal(ended.body.events, []);
 });
 
+test('at most PACT_PULL_WAITERS long polls wait at once (429, Retry-After); a pull that does not wait is answered', async ({ stack }) => {
+  const filter = { public: { channels: [channel()] } };
+  const waiting = [stack.client.pull({ waitSeconds: 2, filter }), stack.client.pull({ waitSeconds: 2, filter })];
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const third = await stack.client.pull({ waitSeconds: 2, filter });
+  assert.is(third.status, 429);
+  assert.is(errorOf(third), 'rate_limited');
+  assert.ok(Number(third.headers.get('retry-after')) > 0);
+  assert.is((await stack.client.pull({ filter })).status, 200);
+  assert.equal((await Promise.all(waiting)).map((r) => r.status), [200, 200]);
+  assert.is((await stack.client.pull({ waitSeconds: 1, filter })).status, 200, 'a place is free again');
+});
+
 test('a pull reads a bounded number of events: hasMore and a cursor past them, then on to the end', async ({ stack }) => {
-  const key = generateKeyPair();
+  const keys = Array.from({ length: 30 }, () => generateKeyPair()); // 35 events each: within the quota
   const since = new Date(stack.now).toISOString();
-  const sent = await Promise.all(Array.from({ length: 1_050 }, (_, i) => stack.client.publishEvent(event(stack, key, { channel: channel(), body: { i } }))));
-  assert.ok(sent.every((r) => r.status === 200 || errorOf(r) === 'quota_exceeded'));
+  const sent = await Promise.all(Array.from({ length: 1_050 }, (_, i) => stack.client.publishEvent(event(stack, keys[i % 30]!, { channel: channel(), body: { i } }))));
+  assert.ok(sent.every((r) => r.status === 200), 'every event kept');
   const first = await stack.client.pull({ start: { since }, filter: { public: { kinds: ['nothing'] } } });
   assert.equal(first.body.events, []);
   assert.is(first.body.hasMore, true, 'a thousand events read, none matched: more may');
@@ -200,6 +220,17 @@ test(`quota: ${QUOTA} events per publisher per hour, then 429 with Retry-After; 
   assert.ok(Number(over.headers.get('retry-after')) > 0);
   assert.is((await stack.client.publishEvent(events[0])).status, 200, 'the same event again is accepted, not counted');
   assert.is((await stack.client.publishEvent(event(stack, generateKeyPair()))).status, 200, 'another publisher is not held back');
+});
+
+test(`quota under concurrency: of ${QUOTA + 10} events sent at once exactly ${QUOTA} are kept, the rest 429`, async ({ stack }) => {
+  const key = generateKeyPair();
+  const ch = channel();
+  const events = Array.from({ length: QUOTA + 10 }, (_, i) => event(stack, key, { channel: ch, body: { i } }));
+  const answers = await Promise.all(events.map((e) => stack.client.publishEvent(e)));
+  const accepted = answers.filter((a) => a.status === 200).map((a) => a.body.eventId);
+  assert.is(accepted.length, QUOTA, JSON.stringify(answers.map((a) => a.status)));
+  assert.ok(answers.every((a) => a.status === 200 || errorOf(a) === 'quota_exceeded'));
+  assert.equal((await pullAll(stack, { public: { channels: [ch] } })).sort(), accepted.sort(), 'what was accepted is what is kept');
 });
 
 test('after a kill -9 the stream resumes from a cursor: nothing acknowledged is lost', async ({ stack }) => {

@@ -1,0 +1,42 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { JournalFollower, type JournalMessage } from '../../projection/journal-follower.js';
+import { startJournalBench, type JournalBench } from '../support/journal-bench.js';
+
+// A stream with a maximum age (the Agent Stream's seven days) drops its oldest messages: a follower
+// starting from before them hands on what is left and does not go looking for what aged out.
+
+const test = suite<{ bench: JournalBench }>('journal follower on a stream with a maximum age');
+test.before(async (context) => {
+  context.bench = await startJournalBench('follower-aged');
+});
+test.after(({ bench }) => bench.stop());
+
+const STREAM = 'AGED';
+const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+test('starting from 0 after the first messages aged out: the rest, in order, with no fill of the aged ones', async ({ bench }) => {
+  const { jsm, js } = bench.nats;
+  await jsm.streams.add({ name: STREAM, subjects: ['aged.>'], max_age: 1e9 }); // one second
+  for (let i = 1; i <= 3; i++) await js.publish('aged.x', new TextEncoder().encode(`old ${i}`));
+  await settle(2_500);
+  for (let i = 4; i <= 5; i++) await js.publish('aged.x', new TextEncoder().encode(`new ${i}`));
+  assert.is((await jsm.streams.info(STREAM)).state.first_seq, 4, 'the old messages aged out');
+
+  const logged: string[] = [];
+  const log = console.error;
+  console.error = (...args: unknown[]) => void logged.push(args.join(' '));
+  const got: JournalMessage[] = [];
+  const follower = new JournalFollower(bench.nats, STREAM, 'aged-follower', (message) => got.push(message));
+  try {
+    assert.is(await follower.start(0), 5);
+    for (let waited = 0; got.length < 2 && waited < 5_000; waited += 50) await settle(50);
+  } finally {
+    await follower.stop();
+    console.error = log;
+  }
+  assert.equal(got.map((m) => m.seq), [4, 5]);
+  assert.equal(logged.filter((line) => line.includes('did not deliver')), [], 'no message was looked for one by one');
+});
+
+test.run();

@@ -1,0 +1,55 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { publicEvent } from '../../client/stream.js';
+import { generateKeyPair } from '../../protocol/sign.js';
+import { openLevel, type JsonLevel } from '../../storage/level.js';
+import { EventStore, HOUR_MS } from '../../stream/event-store.js';
+
+// The node's event store on a real LevelDB: the quota applied in stream order, and events forgotten after
+// seven days as the stream's maximum age drops them.
+
+const test = suite<{ dir: string; level: JsonLevel; store: EventStore }>('event store');
+const T0 = 1_800_000_000_000;
+const key = generateKeyPair();
+const server = generateKeyPair();
+const quota = { perHour: 2, exempt: server.party };
+
+test.before.each(async (context) => {
+  context.dir = mkdtempSync(join(tmpdir(), 'pact-events-'));
+  context.level = await openLevel(context.dir);
+  context.store = new EventStore(context.level);
+});
+test.after.each(async ({ dir, level }) => {
+  await level.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const received = (publisher = key, receivedAt = T0, n = 0) => {
+  const event = publicEvent(publisher, { kind: 'k', channel: 'c', body: { n } }, receivedAt);
+  return { received: { receivedAt, event }, text: JSON.stringify(event) };
+};
+
+test('past the quota in its hour an event is not kept, in stream order; the next hour starts again; the server is exempt', async ({ store }) => {
+  const batch = [received(key, T0, 1), received(key, T0, 2), received(key, T0, 3), received(server, T0, 4), received(server, T0, 5), received(server, T0, 6), received(key, T0 + HOUR_MS, 7)];
+  await store.putAll(batch.map((b, i) => ({ seq: i + 1, ...b })), batch.length, quota);
+  const kept = await Promise.all(batch.map((b) => store.seqOf(b.received.event.id)));
+  assert.equal(kept, [1, 2, undefined, 4, 5, 6, 7]);
+  assert.is(await store.takenInHour(key.party, T0), 2);
+});
+
+test('events taken more than seven days ago are forgotten', async ({ store }) => {
+  const old = received(key, T0, 1);
+  const recent = received(key, T0 + 6 * 24 * HOUR_MS, 2);
+  await store.putAll([{ seq: 1, ...old }, { seq: 2, ...recent }], 2, quota);
+  assert.is(await store.sweep(T0 + 7 * 24 * HOUR_MS + 1), 1);
+  assert.is(await store.seqOf(old.received.event.id), undefined);
+  assert.is(await store.seqOf(recent.received.event.id), 2);
+  const facets = [];
+  for await (const f of store.facetsAfter(0, 10)) facets.push(f.seq);
+  assert.equal(facets, [2]);
+});
+
+test.run();
