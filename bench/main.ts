@@ -3,6 +3,7 @@
  * separate load generator process so that the figures are the server's. See README, Benchmark.
  *
  *   BENCH_PACTS BENCH_WARMUP BENCH_CONCURRENCY BENCH_READ_SECONDS BENCH_READ_CONCURRENCY BENCH_STORED BENCH_COLD BENCH_OFFERS BENCH_EVENTS
+ *   BENCH_STREAM_STORED BENCH_PHASES=commands,stored,offers,stream
  *   BENCH_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof'   node arguments for the service
  */
 import { Stack } from '../tests/support/stack.js';
@@ -36,13 +37,16 @@ async function main(): Promise<void> {
 
   await using(LoadGenerator.start, (load) => load.stop(), async (load) => {
     const clients = { 'bench': process.pid, 'load generator': load.pid };
-    await withStack({}, async (stack) => {
-      const settled = await signedCommands(load, stack, clients, verifyRate);
-      await reads(load, stack, clients, settled);
-    });
-    await withStack(PASSIVATING_ENV, (stack) => storedPacts(load, stack, clients));
-    await withStack({}, (stack) => offerSearch(load, stack, clients));
-    await withStack({ PACT_RATE_LIMIT_PULLS: '0' }, (stack) => streamPhase(load, stack, clients));
+    const phase = (name: string) => settings.phases.has(name);
+    if (phase('commands')) {
+      await withStack({}, async (stack) => {
+        const settled = await signedCommands(load, stack, clients, verifyRate);
+        await reads(load, stack, clients, settled);
+      });
+    }
+    if (phase('stored')) await withStack(PASSIVATING_ENV, (stack) => storedPacts(load, stack, clients));
+    if (phase('offers')) await withStack({}, (stack) => offerSearch(load, stack, clients));
+    if (phase('stream')) await withStack({ PACT_RATE_LIMIT_PULLS: '0' }, (stack) => streamPhase(load, stack, clients));
   });
 }
 

@@ -1,5 +1,6 @@
 import { connect } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager, RetentionPolicy, StorageType } from '@nats-io/jetstream';
+import { EVENT_STREAM, EVENT_SUBJECT } from '../actors/subjects.js';
 import { cursorOf, seqOfCursor } from '../stream/pull.js';
 import type { Stack } from '../tests/support/stack.js';
 import type { LoadGenerator } from './load-generator.js';
@@ -7,6 +8,8 @@ import { stackProcesses, type Processes } from './processes.js';
 import { failureLines, perSecond, print, routeLines } from './report.js';
 import { settings } from './settings.js';
 import { fixed } from './stats.js';
+import { benchEvent, EVENTS_PER_PUBLISHER } from './worker/events.js';
+import { newSigner } from './worker/presign.js';
 
 const RAW_STREAM = 'BENCH_RAW';
 const RAW_IN_FLIGHT = 64;
@@ -15,7 +18,9 @@ const PULL_LIMIT = 50;
 /**
  * The Agent Stream: `settings.events` events published through the service beside raw JetStream publishes
  * of the same size on the same nats-server (the floor: the service checks, signs nothing, stores and
- * projects each one), then pulls of 50 events from the start and from the end of what is stored.
+ * projects each one), then pulls of 50 events from the start and from the end of what is stored. With
+ * `settings.streamStored`, the stream is then filled to that many events straight over NATS (each still
+ * checked by the service's event projector) and the same pulls are measured again.
  */
 export async function streamPhase(load: LoadGenerator, stack: Stack, clients: Processes): Promise<void> {
   const { events: count, concurrency } = settings;
@@ -32,18 +37,60 @@ export async function streamPhase(load: LoadGenerator, stack: Stack, clients: Pr
     `raw JetStream publish of 450-byte messages on the same nats-server, ${RAW_IN_FLIGHT} in flight: ${fixed(raw)} /s`,
     `events published ÷ raw publishes  ${fixed(published / raw, 3)}`,
   ]);
-  const latest = (await stack.client.pull({ start: 'latest' })).body.nextCursor as string;
-  const last = seqOfCursor(latest)!;
-  for (const [where, after] of [['the start', Math.max(0, last - count)], ['the end', Math.max(0, last - PULL_LIMIT)]] as const) {
+  await pullRates(load, stack, clients);
+  if (settings.streamStored > count) {
+    const started = performance.now();
+    await fillStream(stack, settings.streamStored);
+    console.log(`\n  stream filled to ${settings.streamStored} events over NATS and projected by the service in ${fixed((performance.now() - started) / 1000)} s`);
+    await pullRates(load, stack, clients);
+  }
+}
+
+/** Pulls of PULL_LIMIT events from the start and from the end of what the service stores. */
+async function pullRates(load: LoadGenerator, stack: Stack, clients: Processes): Promise<void> {
+  const last = await storedThrough(stack);
+  for (const [where, after] of [['the start', 0], ['the end', Math.max(0, last - PULL_LIMIT)]] as const) {
     const body = JSON.stringify({ cursor: cursorOf(after), limit: PULL_LIMIT });
     const job = { kind: 'reads' as const, url: stack.url, route: 'POST /v0/pull', paths: ['/v0/pull'], bodies: [body], concurrency: settings.readConcurrency };
     await load.run({ ...job, seconds: 1 });
     const pulls = await load.timed({ ...job, seconds: settings.readSeconds }, { ...clients, ...stackProcesses(stack) });
     print([
-      `pulls of ${PULL_LIMIT} from ${where} of ${count} stored events: ${fixed(perSecond(pulls.measured))} /s = ${fixed(perSecond(pulls.measured) * PULL_LIMIT)} events pulled/s`,
+      `pulls of ${PULL_LIMIT} from ${where} of ${last} stored events: ${fixed(perSecond(pulls.measured))} /s = ${fixed(perSecond(pulls.measured) * PULL_LIMIT)} events pulled/s`,
       ...routeLines(pulls.measured).map((line) => `  ${line}`),
       ...failureLines('  failures', pulls.measured),
     ]);
+  }
+}
+
+/** The stream position the service's store has read to (a `latest` pull's cursor). */
+async function storedThrough(stack: Stack): Promise<number> {
+  return seqOfCursor((await stack.client.pull({ start: 'latest' })).body.nextCursor as string)!;
+}
+
+/**
+ * Appends signed events to the service's event stream over NATS, as a gateway does, until it holds `total`,
+ * then waits for the service to have read them all.
+ */
+async function fillStream(stack: Stack, total: number): Promise<void> {
+  const nc = await connect({ servers: stack.natsUrl });
+  try {
+    const jsm = await jetstreamManager(nc);
+    const js = jetstream(nc);
+    const first = (await jsm.streams.info(EVENT_STREAM)).state.messages;
+    let next = first;
+    let publisher = newSigner();
+    await Promise.all(Array.from({ length: RAW_IN_FLIGHT }, async () => {
+      while (next < total) {
+        const i = next++;
+        if (i % EVENTS_PER_PUBLISHER === 0) publisher = newSigner();
+        const event = benchEvent(publisher, i);
+        await js.publish(EVENT_SUBJECT, JSON.stringify({ receivedAt: Date.now(), event }), { msgID: event.id });
+      }
+    }));
+    const target = (await jsm.streams.info(EVENT_STREAM)).state.last_seq;
+    while ((await storedThrough(stack)) < target) await new Promise((resolve) => setTimeout(resolve, 500));
+  } finally {
+    await nc.close();
   }
 }
 

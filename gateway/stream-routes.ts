@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { JetStreamClient } from '@nats-io/jetstream';
 import { pactError } from '../protocol/errors.js';
+import { VerifierStopped, type Verifier } from '../protocol/verify-pool.js';
 import type { Clock } from '../runtime/clock.js';
 import type { StreamEvent } from '../stream/event.js';
 import type { EventProjector } from '../stream/event-projector.js';
@@ -21,6 +22,8 @@ export interface StreamRouteDeps {
     js: JetStreamClient;
     store: EventStore;
     projector: EventProjector;
+    /** Checks events' signatures (the node's verification pool). */
+    verifier: Verifier;
     /** Events kept per publisher per hour (PACT_EVENT_QUOTA), and the server's party, which is exempt. */
     quota: Quota;
     /** Pull tokens per IP per minute (PACT_RATE_LIMIT_PULLS); 0 turns the limit off. */
@@ -36,7 +39,7 @@ const MAX_EVENT_BYTES = 32 * 1024;
 
 /** The Agent Stream: `POST /v0/events` and `POST /v0/pull`. Events cannot approve, object, settle or move funds. */
 export function registerStreamRoutes(app: FastifyInstance, deps: StreamRouteDeps): void {
-  const { js, store, projector, quota, pullsPerMinute } = deps.stream;
+  const { js, store, projector, verifier, quota, pullsPerMinute } = deps.stream;
   const tokens = pullsPerMinute > 0 ? new PullTokens(pullsPerMinute) : undefined;
   const overQuota = (reply: FastifyReply, now: number) => {
     const retryAfter = Math.ceil((HOUR_MS - (now % HOUR_MS)) / 1000);
@@ -46,7 +49,13 @@ export function registerStreamRoutes(app: FastifyInstance, deps: StreamRouteDeps
 
   app.post<{ Body: unknown }>('/v0/events', { ...limitFor(deps.rateLimits, 'writes'), bodyLimit: MAX_EVENT_BYTES }, async (request, reply) => {
     const now = deps.clock.now();
-    const refused = streamEventProblem(request.body, now, quota.exempt);
+    let refused;
+    try {
+      refused = await streamEventProblem(request.body, now, quota.exempt, verifier);
+    } catch (error) {
+      if (!(error instanceof VerifierStopped)) throw error;
+      return sendError(reply, pactError('unavailable', 'the signature could not be checked now; publish it again'));
+    }
     if (refused) return sendError(reply, refused);
     const event = request.body as StreamEvent;
     const accepted = { accepted: true, eventId: event.id };
@@ -54,7 +63,7 @@ export function registerStreamRoutes(app: FastifyInstance, deps: StreamRouteDeps
     if ((await store.takenInHour(event.publisher, now)) >= quota.perHour) return overQuota(reply, now);
     let seq: number;
     try {
-      seq = await storeEvent(js, event, now);
+      seq = await storeEvent(js, event, now, projector);
     } catch {
       return sendError(reply, pactError('unavailable', 'the event could not be stored now; publish it again (it is idempotent)'));
     }

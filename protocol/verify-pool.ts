@@ -20,6 +20,13 @@ export const inlineVerifier: Verifier = {
   close: async () => undefined,
 };
 
+/** A check that could not be made: its worker stopped. Says nothing of the signature. */
+export class VerifierStopped extends Error {
+  constructor() {
+    super('the verification worker stopped');
+  }
+}
+
 const WORKER_MODULE = new URL('./verify-worker.ts', import.meta.url).href;
 /** A worker thread does not inherit the main thread's TypeScript loader (tsx): it registers its own. */
 const WORKER_BOOTSTRAP = `
@@ -91,7 +98,7 @@ export class VerifyPool implements Verifier {
     for (const [id, waiting] of this.waiting) {
       if (id % this.workers.length !== index) continue;
       this.waiting.delete(id);
-      for (const w of waiting) w.reject(new Error('the verification worker stopped'));
+      for (const w of waiting) w.reject(new VerifierStopped());
     }
     if (this.closed) return;
     // A worker that cannot start at all would otherwise be replaced in a tight loop: wait a little first.

@@ -216,16 +216,16 @@ async function startRoles(config: Config, natsServer: NatsEndpoint): Promise<Pac
   await offers.projector.start();
   const eventStore = new EventStore(level);
   const quota = { perHour: config.eventQuota, exempt: serverParty };
-  const eventProjector = new EventProjector(nats.reader, eventStore, quota, nodeId);
+  const eventProjector = new EventProjector(nats.reader, eventStore, quota, verifier, nodeId);
   await eventProjector.start();
   const sweepEvents = () => void eventStore.sweep(clock.now()).catch((error) => console.error('sweeping old events failed:', error));
   sweepEvents();
   const eventSweeper = setInterval(sweepEvents, 600_000).unref();
-  const stream = { js: nats.gateway.js, store: eventStore, projector: eventProjector, quota, pullsPerMinute: config.pullsPerMinute, pullWaiters: config.pullWaiters, reputations: (parties: string[]) => readModel.reputations(parties) };
+  const stream = { js: nats.gateway.js, store: eventStore, projector: eventProjector, verifier, quota, pullsPerMinute: config.pullsPerMinute, pullWaiters: config.pullWaiters, reputations: (parties: string[]) => readModel.reputations(parties) };
   const notifier = new PactNotifier(
     nats.reader,
     eventStore,
-    (event, receivedAt) => storeEvent(nats.gateway.js, event, receivedAt),
+    (event, receivedAt) => storeEvent(nats.gateway.js, event, receivedAt, eventProjector),
     async (pactId) => (await readModel.get(pactId))?.parties.map((p) => p.party),
     serverKey,
     clock,

@@ -1,11 +1,11 @@
 import type { Nats } from '../actors/nats.js';
-import { messageObject } from '../actors/stream-journal.js';
 import { EVENT_STREAM } from '../actors/subjects.js';
 import { JournalFollower, type JournalMessage } from '../projection/journal-follower.js';
 import { PositionWaiters } from '../projection/position-waiters.js';
 import type { EventStore, Quota, Received } from './event-store.js';
 import { streamEventProblem } from './validate.js';
-import { pactError } from '../protocol/errors.js';
+import { pactError, type PactError } from '../protocol/errors.js';
+import { VerifierStopped, type Verifier } from '../protocol/verify-pool.js';
 
 const RETRY_MS = 1_000;
 
@@ -22,11 +22,13 @@ export class EventProjector {
   private arrivals: JournalMessage[] = [];
   private writing: Promise<void> | undefined;
   private stopped = false;
+  private readonly vouched = new Set<string>();
 
   constructor(
     private readonly nats: Nats,
     private readonly store: EventStore,
     private readonly quota: Quota,
+    private readonly verifier: Verifier,
     nodeId: string,
   ) {
     this.follower = new JournalFollower(nats, EVENT_STREAM, `event-projector-${nodeId}`, (message) => this.arrive(message));
@@ -85,32 +87,61 @@ export class EventProjector {
     }
   }
 
+  /**
+   * Says that this node checked the event in `text` (the message it is about to put on the stream, byte for
+   * byte): when that message arrives it is not checked again. At most MAX_VOUCHED are remembered.
+   */
+  vouch(text: string): void {
+    this.vouched.add(text);
+    if (this.vouched.size > MAX_VOUCHED) this.vouched.delete(this.vouched.values().next().value as string);
+  }
+
   /** The events of a batch the store does not hold yet (an id published again past NATS's duplicate window is one event). */
   private async newEvents(batch: JournalMessage[]) {
+    const arrived = (await Promise.all(batch.map((message) => this.checkedArrival(message)))).filter((event) => event !== undefined);
+    const stored = await this.store.seqsOf(arrived.map(({ received }) => received.event.id));
     const seen = new Set<string>();
-    const events: { seq: number; received: Received; text: string }[] = [];
-    for (const message of batch) {
-      const received = messageObject<Received>(message.data);
-      // Anyone allowed to publish on NATS could put anything here: each event is checked as the gateway checks it.
-      const refused = received && typeof received.receivedAt === 'number' ? checked(received.event, received.receivedAt, this.quota.exempt) : pactError('invalid_event', 'not an event');
-      if (refused) {
-        console.error(`event projector skips message ${message.seq}: ${refused.message}`);
-        continue;
-      }
-      const id = received!.event!.id;
-      if (seen.has(id) || (await this.store.seqOf(id)) !== undefined) continue;
-      seen.add(id);
-      events.push({ seq: message.seq, received: received as Received, text: JSON.stringify(received!.event) });
+    return arrived.filter(({ received: { event } }, i) => stored[i] === undefined && !seen.has(event.id) && seen.add(event.id));
+  }
+
+  /** The event a message holds, when it is one the stream takes; the check's verifier failing throws (the batch is retried). */
+  private async checkedArrival({ seq, data }: JournalMessage): Promise<{ seq: number; received: Received; text: string } | undefined> {
+    const text = decoder.decode(data);
+    const received = parsed(text);
+    // Anyone allowed to publish on NATS could put anything here: each event is checked as the gateway checks
+    // it, but for the messages this node checked and published itself.
+    const refused = this.vouched.delete(text)
+      ? undefined
+      : received && typeof received.receivedAt === 'number'
+        ? await checked(received.event, received.receivedAt, this.quota.exempt, this.verifier)
+        : pactError('invalid_event', 'not an event');
+    if (refused) {
+      console.error(`event projector skips message ${seq}: ${refused.message}`);
+      return undefined;
     }
-    return events;
+    return { seq, received: received as Received, text: JSON.stringify(received!.event) };
   }
 }
 
-/** The gateway's check, made safe for whatever NATS brings: a check that throws refuses the message. */
-function checked(event: unknown, receivedAt: number, serverParty: string) {
+const decoder = new TextDecoder();
+/** Messages this node published and vouched for that it remembers; more are checked when they arrive, which costs time only. */
+const MAX_VOUCHED = 10_000;
+
+function parsed(text: string): Partial<Received> | undefined {
   try {
-    return streamEventProblem(event, receivedAt, serverParty);
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null ? (value as Partial<Received>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The gateway's check, made safe for whatever NATS brings: a check that throws refuses the message (but a stopped verifier is not the message's fault). */
+async function checked(event: unknown, receivedAt: number, serverParty: string, verifier: Verifier): Promise<PactError | undefined> {
+  try {
+    return await streamEventProblem(event, receivedAt, serverParty, verifier);
   } catch (error) {
+    if (error instanceof VerifierStopped) throw error;
     return pactError('invalid_event', String(error));
   }
 }

@@ -1,4 +1,5 @@
 import type { AbstractBatchOperation } from 'abstract-level';
+import { BoundedMap } from '../storage/bounded-map.js';
 import type { JsonLevel } from '../storage/level.js';
 import { pad } from '../projection/time-pages.js';
 import type { StreamEvent } from './event.js';
@@ -35,8 +36,14 @@ export interface Quota {
   perHour: number;
   exempt: string;
 }
+const RECENT_IDS = 20_000;
+const RECENT_HOURS = 50_000;
 const seqKey = (seq: number) => pad(seq);
 const hourOf = (ms: number) => Math.floor(ms / HOUR_MS);
+/** Hour first, so that hours past the retention are one range to delete. */
+const hourKeyOf = (publisher: string, at: number) => `${pad(hourOf(at))}!${publisher}`;
+/** The store's key layout: a store of another layout is rebuilt from the stream at start. */
+const LAYOUT = 2;
 
 export function facetsOf({ receivedAt, event }: Received, ordinal: number): Facets {
   const base = { privacy: event.privacy, publisher: event.publisher, expiresAt: Date.parse(event.expiresAt), receivedAt, ordinal };
@@ -62,6 +69,9 @@ export class EventStore {
   private readonly times;
   private readonly hours;
   private readonly meta;
+  /** In-memory copies of the newest `ids` and `hours` entries: what publishing asks about most. */
+  private readonly recentIds = new BoundedMap<string, number>(RECENT_IDS);
+  private readonly recentHours = new BoundedMap<string, number>(RECENT_HOURS);
 
   constructor(private readonly level: JsonLevel) {
     this.texts = level.sublevel<string, string>('events', { valueEncoding: 'utf8' });
@@ -74,9 +84,12 @@ export class EventStore {
 
   /** Clears a store built from another stream (made anew, or another NATS). */
   async open(streamCreated: string): Promise<void> {
-    if ((await this.meta.get('stream')) === streamCreated) return;
+    const made = `${streamCreated} layout ${LAYOUT}`;
+    if ((await this.meta.get('stream')) === made) return;
     for (const sublevel of [this.texts, this.facets, this.ids, this.times, this.hours, this.meta]) await sublevel.clear();
-    await this.meta.put('stream', streamCreated);
+    this.recentIds.clear();
+    this.recentHours.clear();
+    await this.meta.put('stream', made);
   }
 
   async checkpoint(): Promise<number> {
@@ -93,13 +106,22 @@ export class EventStore {
   }
 
   /** The stream sequence of the event with this id, if the store holds it. */
-  seqOf(eventId: string): Promise<number | undefined> {
-    return this.ids.get(eventId);
+  async seqOf(eventId: string): Promise<number | undefined> {
+    return this.recentIds.get(eventId) ?? (await this.ids.get(eventId));
+  }
+
+  /** `seqOf` of each of `eventIds`, in one read. */
+  async seqsOf(eventIds: string[]): Promise<(number | undefined)[]> {
+    return eventIds.length === 0 ? [] : ((await this.ids.getMany(eventIds)) as (number | undefined)[]);
   }
 
   /** How many events of `publisher` the store took in the hour of `at`. */
   async takenInHour(publisher: string, at: number): Promise<number> {
-    return (await this.hours.get(`${publisher}!${hourOf(at)}`)) ?? 0;
+    return (await this.hourCount(hourKeyOf(publisher, at))) ?? 0;
+  }
+
+  private async hourCount(hourKey: string): Promise<number | undefined> {
+    return this.recentHours.get(hourKey) ?? (await this.hours.get(hourKey));
   }
 
   /**
@@ -109,12 +131,14 @@ export class EventStore {
    */
   async putAll(events: { seq: number; received: Received; text: string }[], position: number, quota: Quota): Promise<void> {
     const counts = new Map<string, number>();
+    const kept: typeof events = [];
     const operations: AbstractBatchOperation<JsonLevel, string, unknown>[] = [];
     for (const { seq, received, text } of events) {
-      const hourKey = `${received.event.publisher}!${hourOf(received.receivedAt)}`;
-      const ordinal = (counts.get(hourKey) ?? (await this.hours.get(hourKey)) ?? 0) + 1;
+      const hourKey = hourKeyOf(received.event.publisher, received.receivedAt);
+      const ordinal = (counts.get(hourKey) ?? (await this.hourCount(hourKey)) ?? 0) + 1;
       if (ordinal > quota.perHour && received.event.publisher !== quota.exempt) continue;
       counts.set(hourKey, ordinal);
+      kept.push({ seq, received, text });
       operations.push({ type: 'put', key: seqKey(seq), value: text, sublevel: this.texts });
       operations.push({ type: 'put', key: seqKey(seq), value: facetsOf(received, ordinal), sublevel: this.facets });
       operations.push({ type: 'put', key: received.event.id, value: seq, sublevel: this.ids });
@@ -123,6 +147,8 @@ export class EventStore {
     for (const [key, count] of counts) operations.push({ type: 'put', key, value: count, sublevel: this.hours });
     operations.push({ type: 'put', key: 'streamSeq', value: position, sublevel: this.meta });
     await this.level.batch(operations as never);
+    for (const [key, count] of counts) this.recentHours.set(key, count);
+    for (const { seq, received } of kept) this.recentIds.set(received.event.id, seq);
   }
 
   /** The facets of events after stream sequence `after`, in order, at most `count`, read as they are asked for. */
@@ -143,13 +169,16 @@ export class EventStore {
 
   /**
    * Forgets the events taken more than seven days before `now`, as the stream's maximum age drops them
-   * from NATS; resolves to how many.
+   * from NATS, and their hours' counts; resolves to how many events.
    */
   async sweep(now: number, batchSize = 1_000): Promise<number> {
     let swept = 0;
     for (;;) {
       const keys = await this.times.keys({ lt: `${pad(now - RETENTION_MS)}!`, limit: batchSize }).all();
-      if (keys.length === 0) return swept;
+      if (keys.length === 0) {
+        await this.sweepHours(now);
+        return swept;
+      }
       const seqs = keys.map((key) => key.slice(16));
       const texts = await this.texts.getMany(seqs);
       const ids = texts.flatMap((text) => (text === undefined ? [] : [(JSON.parse(text) as StreamEvent).id]));
@@ -158,8 +187,16 @@ export class EventStore {
         ...seqs.flatMap((seq) => [{ type: 'del' as const, key: seq, sublevel: this.texts }, { type: 'del' as const, key: seq, sublevel: this.facets }]),
         ...ids.map((id) => ({ type: 'del' as const, key: id, sublevel: this.ids })),
       ] as never);
+      for (const id of ids) this.recentIds.delete(id);
       swept += keys.length;
     }
+  }
+
+  /** Forgets the hourly counts of hours that ended more than seven days before `now`. */
+  private async sweepHours(now: number): Promise<void> {
+    const before = `${pad(hourOf(now - RETENTION_MS))}!`;
+    await this.hours.clear({ lt: before });
+    for (const key of this.recentHours.keys()) if (key < before) this.recentHours.delete(key);
   }
 
   /** The sequence just before the first event taken at or after `at` (what `start: { since }` begins after). */

@@ -1,7 +1,7 @@
-import { canonicalHashHex } from '../protocol/digest.js';
+import { canonicalDigest, canonicalHashHex } from '../protocol/digest.js';
 import { pactError, type PactError } from '../protocol/errors.js';
 import type { PartyId } from '../protocol/party.js';
-import { verifySignature } from '../protocol/verify.js';
+import type { Verifier } from '../protocol/verify-pool.js';
 
 /** What every stream event carries, public or private (escrow-service.md, Events). */
 interface EventEnvelope {
@@ -54,9 +54,10 @@ export function eventIdOf(event: Omit<StreamEvent, 'id' | 'signature'> & { id?: 
  * creation, more than seven days after it, or already past at `now` (422), and for a public event no
  * address or a `pact.*` kind from anyone but `serverParty` (422).
  */
-export function eventProblem(event: StreamEvent, now: number, serverParty: string): PactError | undefined {
+export async function eventProblem(event: StreamEvent, now: number, serverParty: string, verifier: Verifier): Promise<PactError | undefined> {
   if (eventIdOf(event) !== event.id) return pactError('invalid_event', 'the id is not the SHA-256 of the event’s content', { field: 'id' });
-  if (!verifySignature(event.publisher, event.id, event.signature)) return pactError('invalid_signature', 'the signature is not the publisher’s over the id');
+  const signed = await verifier.verify({ signer: event.publisher, digest: canonicalDigest(event.id), sig: event.signature });
+  if (!signed) return pactError('invalid_signature', 'the signature is not the publisher’s over the id');
   const createdAt = Date.parse(event.createdAt);
   const expiresAt = Date.parse(event.expiresAt);
   if (Number.isNaN(createdAt)) return pactError('invalid_event', 'createdAt is not an ISO 8601 time', { field: 'createdAt' });

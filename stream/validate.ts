@@ -1,5 +1,6 @@
 import { Ajv } from 'ajv';
 import { pactError, type PactError } from '../protocol/errors.js';
+import type { Verifier } from '../protocol/verify-pool.js';
 import { wellFormedProblem } from '../protocol/well-formed.js';
 import { eventProblem, type StreamEvent } from './event.js';
 import { privateEventSchema, publicEventSchema } from './schemas.js';
@@ -9,10 +10,10 @@ const validators = { public: ajv.compile(publicEventSchema), private: ajv.compil
 
 /**
  * Why `value` is not an event the stream takes at `now`: its schema (422 `invalid_event`, with the failing
- * field), JSON that cannot be signed, then `eventProblem` (id 422, signature 401, times 422). The gateway
+ * field), JSON that cannot be signed, then `eventProblem` (id 422, signature 401 checked by `verifier`, times 422). The gateway
  * checks what arrives over HTTP with it, and the event projector what arrives over NATS.
  */
-export function streamEventProblem(value: unknown, now: number, serverParty: string): PactError | undefined {
+export async function streamEventProblem(value: unknown, now: number, serverParty: string, verifier: Verifier): Promise<PactError | undefined> {
   const privacy = (value as { privacy?: unknown } | null)?.privacy;
   const validate = privacy === 'public' || privacy === 'private' ? validators[privacy] : undefined;
   if (!validate) return pactError('invalid_event', 'privacy is "public" or "private"', { field: 'privacy' });
@@ -23,5 +24,5 @@ export function streamEventProblem(value: unknown, now: number, serverParty: str
   }
   const unsignable = wellFormedProblem(value);
   if (unsignable) return pactError('invalid_event', unsignable);
-  return eventProblem(value as StreamEvent, now, serverParty);
+  return eventProblem(value as StreamEvent, now, serverParty, verifier);
 }

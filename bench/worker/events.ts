@@ -8,7 +8,7 @@ import { Recorder } from './recorder.js';
 
 const HOUR_MS = 3_600_000;
 /** Publishers take turns so that none reaches the hourly quota (1,000 by default). */
-const EVENTS_PER_PUBLISHER = 500;
+export const EVENTS_PER_PUBLISHER = 500;
 
 /** Publishes `count` public events (about 300 bytes each), `concurrency` in flight. */
 export function prepareEvents(job: Extract<Job, { kind: 'events' }>): () => Promise<Measured> {
@@ -24,6 +24,11 @@ export function prepareEvents(job: Extract<Job, { kind: 'events' }>): () => Prom
 }
 
 function signedEvent(publisher: Signer, i: number): PreparedRequest {
+  return { route: 'POST /v0/events', path: '/v0/events', body: JSON.stringify(benchEvent(publisher, i)), expect: 200 };
+}
+
+/** The bench's `i`th public event by `publisher`, signed with node:crypto, living an hour. */
+export function benchEvent(publisher: Signer, i: number) {
   const now = Date.now();
   const unsigned = {
     v: 0 as const,
@@ -37,6 +42,5 @@ function signedEvent(publisher: Signer, i: number): PreparedRequest {
     body: { i, text: 'the quick brown fox jumps over the lazy dog' },
   };
   const id = eventIdOf(unsigned);
-  const event = { ...unsigned, id, signature: sign(null, canonicalDigest(id), publisher.privateKey).toString('hex') };
-  return { route: 'POST /v0/events', path: '/v0/events', body: JSON.stringify(event), expect: 200 };
+  return { ...unsigned, id, signature: sign(null, canonicalDigest(id), publisher.privateKey).toString('hex') };
 }

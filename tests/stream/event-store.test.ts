@@ -44,12 +44,24 @@ test('events taken more than seven days ago are forgotten', async ({ store }) =>
   const old = received(key, T0, 1);
   const recent = received(key, T0 + 6 * 24 * HOUR_MS, 2);
   await store.putAll([{ seq: 1, ...old }, { seq: 2, ...recent }], 2, quota);
-  assert.is(await store.sweep(T0 + 7 * 24 * HOUR_MS + 1), 1);
+  assert.is(await store.sweep(T0 + 7 * 24 * HOUR_MS + HOUR_MS), 1); // its hour ended more than seven days ago too
   assert.is(await store.seqOf(old.received.event.id), undefined);
   assert.is(await store.seqOf(recent.received.event.id), 2);
+  assert.is(await store.takenInHour(key.party, T0), 0, 'the old hour is forgotten');
+  assert.is(await store.takenInHour(key.party, T0 + 6 * 24 * HOUR_MS), 1);
   const facets = [];
   for await (const f of store.facetsAfter(0, 10)) facets.push(f.seq);
   assert.equal(facets, [2]);
+});
+
+test('what the store keeps in memory agrees with the disk: a new store on the same LevelDB answers the same', async ({ level, store }) => {
+  const batch = [received(key, T0, 1), received(key, T0, 2), received(key, T0, 3)];
+  await store.putAll(batch.map((b, i) => ({ seq: i + 1, ...b })), 3, quota);
+  const fresh = new EventStore(level);
+  for (const s of [store, fresh]) {
+    assert.equal(await Promise.all(batch.map((b) => s.seqOf(b.received.event.id))), [1, 2, undefined]);
+    assert.is(await s.takenInHour(key.party, T0), 2);
+  }
 });
 
 test.run();

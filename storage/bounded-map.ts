@@ -1,0 +1,16 @@
+/**
+ * A Map that holds at most `limit` entries: setting one more forgets the one set longest ago. For
+ * in-memory copies of what is on disk, where forgetting costs a read, never a wrong answer.
+ */
+export class BoundedMap<K, V> extends Map<K, V> {
+  constructor(private readonly limit: number) {
+    super();
+  }
+
+  override set(key: K, value: V): this {
+    this.delete(key); // set again: now the newest
+    super.set(key, value);
+    if (this.size > this.limit) this.delete(this.keys().next().value as K);
+    return this;
+  }
+}
