@@ -6,6 +6,11 @@ import { streamMessage } from '../actors/stream-journal.js';
 export type JournalMessage = { seq: number; subject: string; data: Uint8Array };
 
 const DAY_NS = 86_400 * 1e9;
+/**
+ * Messages a follower's receiver holds unwritten before it makes the follower wait (by returning a promise
+ * from `deliver`): memory stays bounded however far behind a follower starts.
+ */
+export const MAX_BACKLOG = 5_000;
 /** How often, with nothing delivered, the follower asks whether the journal grew past what it got. */
 const TAIL_CHECK_MS = 2_000;
 
@@ -31,7 +36,8 @@ export class JournalFollower {
     private readonly nats: Nats,
     private readonly stream: string,
     private readonly consumerName: string,
-    private readonly deliver: (message: JournalMessage) => void,
+    /** Takes a message; a promise it returns holds the next message back until it settles. */
+    private readonly deliver: (message: JournalMessage) => void | Promise<void>,
   ) {}
 
   /** Follows the stream from the message after `position`; resolves to the stream's last sequence at the start. */
@@ -73,7 +79,7 @@ export class JournalFollower {
   private async fromConsumer(message: JournalMessage): Promise<void> {
     if (message.seq <= this.lastArrived) return;
     if (message.seq > this.lastArrived + 1) await this.fillTo(message.seq - 1);
-    this.handOn(message);
+    await this.handOn(message);
   }
 
   /** Reads the messages after the last one handed on, up to `seq` (a sequence with none is passed). */
@@ -85,7 +91,7 @@ export class JournalFollower {
     while (this.lastArrived < seq && !this.stopped) {
       const next = this.lastArrived + 1;
       const message = await streamMessage(this.nats.jsm, this.stream, { seq: next });
-      if (message) this.handOn({ seq: next, subject: message.subject, data: message.data });
+      if (message) await this.handOn({ seq: next, subject: message.subject, data: message.data });
       else this.lastArrived = next;
     }
   }
@@ -97,9 +103,9 @@ export class JournalFollower {
     if (last > this.lastArrived) await this.fillTo(last);
   }
 
-  private handOn(message: JournalMessage): void {
+  private async handOn(message: JournalMessage): Promise<void> {
     this.lastArrived = message.seq;
     this.lastArrivedAt = Date.now();
-    this.deliver(message);
+    await this.deliver(message);
   }
 }

@@ -2,7 +2,7 @@ import type { Nats } from '../actors/nats.js';
 import { applyOfferEntry, decodeOfferEntry } from '../actors/offer-journal.js';
 import { OFFER_STREAM } from '../actors/subjects.js';
 import type { Offer } from '../machines/offer/types.js';
-import { JournalFollower, type JournalMessage } from './journal-follower.js';
+import { JournalFollower, MAX_BACKLOG, type JournalMessage } from './journal-follower.js';
 import type { Checkpoint, OfferReadModel, OfferRecord, UnfinishedAcceptance } from './offer-read-model.js';
 import { PositionWaiters } from './position-waiters.js';
 
@@ -56,10 +56,10 @@ export class OfferProjector {
     return this.waiters.reached(seq, timeoutMs);
   }
 
-  private arrive(message: JournalMessage): void {
+  private arrive(message: JournalMessage): Promise<void> | undefined {
     this.arrivals.push(message);
-    if (this.writing || this.stopped) return;
-    this.writing = this.writeArrivals().finally(() => (this.writing = undefined));
+    if (!this.writing && !this.stopped) this.writing = this.writeArrivals().finally(() => (this.writing = undefined));
+    return this.arrivals.length >= MAX_BACKLOG ? this.writing : undefined;
   }
 
   /** Writes what arrived while the previous batch was being written, as one batch; a failed write is tried again. */

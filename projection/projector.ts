@@ -2,7 +2,7 @@ import { decodeEntry, recentAfter, type JournalEntry } from '../actors/journal.j
 import type { Nats } from '../actors/nats.js';
 import { applyEntry } from '../actors/replay.js';
 import { JOURNAL_STREAM, pactIdOfJournalSubject } from '../actors/subjects.js';
-import { JournalFollower, type JournalMessage } from './journal-follower.js';
+import { JournalFollower, MAX_BACKLOG, type JournalMessage } from './journal-follower.js';
 import { PositionWaiters } from './position-waiters.js';
 import type { Pact } from '../machines/pact/types.js';
 import type { Head, PactRecord, ReadModel } from './read-model.js';
@@ -66,7 +66,7 @@ export class Projector {
     private readonly readModel: ReadModel,
     nodeId: string,
   ) {
-    this.follower = new JournalFollower(nats, JOURNAL_STREAM, `projector-${nodeId}`, (message) => this.arrive(message));
+    this.follower = new JournalFollower(nats, JOURNAL_STREAM, `projector-${nodeId}`, (message) => this.fromJournal(message));
   }
 
   /** The journal position up to which every entry is in the read model. */
@@ -138,6 +138,12 @@ export class Projector {
       const timer = setTimeout(resolve, timeoutMs);
       this.drainWaiters.push({ count: this.arrivedCount, resolve: () => (clearTimeout(timer), resolve()) });
     });
+  }
+
+  /** A journal message: written with the next batch; a long backlog holds the follower back until written. */
+  private fromJournal(message: JournalMessage): Promise<void> | undefined {
+    this.arrive(message);
+    return this.arrivals.length >= MAX_BACKLOG ? this.writing : undefined;
   }
 
   private arrive(arrival: Arrival): void {

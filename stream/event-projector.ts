@@ -1,6 +1,6 @@
 import type { Nats } from '../actors/nats.js';
 import { EVENT_STREAM } from '../actors/subjects.js';
-import { JournalFollower, type JournalMessage } from '../projection/journal-follower.js';
+import { JournalFollower, MAX_BACKLOG, type JournalMessage } from '../projection/journal-follower.js';
 import { PositionWaiters } from '../projection/position-waiters.js';
 import type { EventStore, Quota, Received } from './event-store.js';
 import { streamEventProblem } from './validate.js';
@@ -61,10 +61,10 @@ export class EventProjector {
     return this.waiters.reached(seq, timeoutMs);
   }
 
-  private arrive(message: JournalMessage): void {
+  private arrive(message: JournalMessage): Promise<void> | undefined {
     this.arrivals.push(message);
-    if (this.writing || this.stopped) return;
-    this.writing = this.writeArrivals().finally(() => (this.writing = undefined));
+    if (!this.writing && !this.stopped) this.writing = this.writeArrivals().finally(() => (this.writing = undefined));
+    return this.arrivals.length >= MAX_BACKLOG ? this.writing : undefined;
   }
 
   private async writeArrivals(): Promise<void> {

@@ -3,7 +3,7 @@ import { decodeEntry, type JournalEntry } from '../actors/journal.js';
 import { JOURNAL_STREAM } from '../actors/subjects.js';
 import type { KeyPair } from '../protocol/sign.js';
 import { signPayload } from '../protocol/sign.js';
-import { JournalFollower, type JournalMessage } from '../projection/journal-follower.js';
+import { JournalFollower, MAX_BACKLOG, type JournalMessage } from '../projection/journal-follower.js';
 import type { Clock } from '../runtime/clock.js';
 import { eventIdOf, MAX_EVENT_LIFETIME_MS, type PublicEvent } from './event.js';
 import type { EventStore } from './event-store.js';
@@ -73,10 +73,10 @@ export class PactNotifier {
     await this.working;
   }
 
-  private arrive(message: JournalMessage): void {
+  private arrive(message: JournalMessage): Promise<void> | undefined {
     this.arrivals.push(message);
-    if (this.working || this.stopped) return;
-    this.working = this.work().finally(() => (this.working = undefined));
+    if (!this.working && !this.stopped) this.working = this.work().finally(() => (this.working = undefined));
+    return this.arrivals.length >= MAX_BACKLOG ? this.working : undefined;
   }
 
   private async work(): Promise<void> {
