@@ -1,5 +1,6 @@
 import type { ConsumerMessages, JsMsg } from '@nats-io/jetstream';
-import { pactError } from '../protocol/errors.js';
+import { isGated, openGate, type AccessGate } from '../access/gate.js';
+import { pactError, type PactError } from '../protocol/errors.js';
 import type { Clock } from '../runtime/clock.js';
 import { ensureDurableConsumer, PULL, type HostNats } from './nats.js';
 import { Leases } from './leases.js';
@@ -52,6 +53,7 @@ export class ActorHost {
     private readonly clock: Clock,
     private readonly options: HostOptions,
     private readonly verifier: Verifier,
+    private readonly gate: AccessGate = openGate,
   ) {
     this.leases = new Leases(nats.leases, options.hostId, options.partitions, (owned) => this.follow(owned));
   }
@@ -151,20 +153,24 @@ export class ActorHost {
     const admitting = safely(message.id, () => admit(message.pactId, message.command, kind, now));
     if ('error' in admitting) return Promise.resolve({ ok: false, error: admitting.error });
     // The pact's queue is joined now, while the signature is checked, so its commands keep their arrival order.
-    return this.apply(message, this.admitted(admitting, message.id), now);
+    return this.apply(message, this.admitted(admitting, message.id, gatedCommand(message.command)), now);
   }
 
-  /** The admission once its signature is checked by the verifier; a verifier that fails makes it a 503. */
-  private async admitted(admitting: Admitting, commandId: string): Promise<Admission> {
+  /**
+   * The admission once its signature is checked by the verifier, and then, but for verdicts, its signer's
+   * access (the gate); a verifier or a gate that fails makes it a 503.
+   */
+  private async admitted(admitting: Admitting, commandId: string, gated: boolean): Promise<Admission> {
     if (!('signature' in admitting)) return admitting;
-    let valid: boolean;
+    let refused: PactError | undefined;
     try {
-      valid = await this.verifier.verify(admitting.signature);
+      const valid = await this.verifier.verify(admitting.signature);
+      refused = !valid ? admitting.signature.refusal : gated ? await this.gate.problem(admitting.signature.signer) : undefined;
     } catch (error) {
-      console.error('a signature could not be checked:', String(error));
+      console.error('a signature or access could not be checked:', String(error));
       return { error: pactError('unavailable', 'the signature could not be checked now; retry') };
     }
-    return valid ? safely(commandId, admitting.then) : { error: admitting.signature.refusal };
+    return refused ? { error: refused } : safely(commandId, admitting.then);
   }
 
   private apply(message: CommandMessage, admission: Promise<Admission>, now: number): Promise<CommandReply> {
@@ -263,3 +269,7 @@ function parseCommand(data: Uint8Array): CommandMessage | undefined {
   if (value.replyTo !== undefined && (typeof value.replyTo !== 'string' || !REPLY_SUBJECT.test(value.replyTo))) return undefined;
   return value as CommandMessage;
 }
+
+/** Commands whose signer must pass the access gate: signed calls but the ways out, and acceptances' pacts. */
+const gatedCommand = (command: HostCommand): boolean =>
+  command.type === 'accepted' || (command.type === 'signed' && isGated(command.envelope?.action));

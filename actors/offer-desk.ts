@@ -1,3 +1,4 @@
+import type { AccessGate } from '../access/gate.js';
 import { partyOf } from '../machines/pact/rules.js';
 import type { Pact } from '../machines/pact/types.js';
 import { offerIdOf, offerShapeProblem, offerTimeProblem, signedOfferOf } from '../machines/offer/rules.js';
@@ -20,6 +21,8 @@ export interface OfferDeskDeps extends OfferActorDeps {
   clock: Clock;
   /** Past this many offers in memory, idle ones are dropped. */
   maxActors: number;
+  /** Who may publish and accept on an invite-mode server. */
+  gate: AccessGate;
 }
 
 interface Live {
@@ -46,6 +49,8 @@ export class OfferDesk {
     const malformed = offerShapeProblem(signed);
     if (malformed) return { ok: false, error: malformed };
     if (!verifySignature(signed.by, signedPart(signed), signed.sig)) return { ok: false, error: pactError('invalid_signature', 'the offer signature does not verify') };
+    const closed = await this.deps.gate.problem(signed.by);
+    if (closed) return { ok: false, error: closed };
     const offerId = offerIdOf(signed);
     const known = await this.deps.records.record(offerId);
     if (known) return { ok: true, ...known };
@@ -59,6 +64,8 @@ export class OfferDesk {
     const now = this.deps.clock.now();
     if (envelope.stateNonce !== 0) return { ok: false, error: pactError('invalid_request', 'an acceptance takes stateNonce 0', { field: 'stateNonce' }) };
     if (!verifySignature(envelope.signer, signedPart(envelope), envelope.sig)) return { ok: false, error: pactError('invalid_signature', 'the signature does not verify') };
+    const closed = await this.deps.gate.problem(envelope.signer);
+    if (closed) return { ok: false, error: closed };
     const stale = issuedAtProblem(envelope.issuedAt, now);
     if (stale) return { ok: false, error: stale };
     const accepted: Accepted = await this.inTurn(offerId, (actor) => actor.accept(envelope, now));

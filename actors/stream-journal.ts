@@ -83,8 +83,8 @@ export class StreamJournal<E> {
   }
 }
 
-/** A stream's message by sequence (or the next of a subject from it); undefined when there is none. */
-export async function streamMessage(jsm: JetStreamManager, stream: string, query: { seq: number; next_by_subj?: string }) {
+/** A stream's message by sequence (or the next of a subject from it, or a subject's last); undefined when there is none. */
+export async function streamMessage(jsm: JetStreamManager, stream: string, query: { seq: number; next_by_subj?: string } | { last_by_subj: string }) {
   try {
     return await jsm.streams.getMessage(stream, query);
   } catch (error) {

@@ -8,6 +8,12 @@ export const LEASE_BUCKET = 'PACT_LEASES';
 export const OFFER_STREAM = 'PACT_OFFERS';
 export const offerSubject = (offerId: string) => `offer.evt.${offerId}`;
 export const OFFER_WILDCARD = 'offer.evt.>';
+/** Access on invite-mode servers: a subject per party, and one for the operator's address rules. */
+export const ACCESS_STREAM = 'PACT_ACCESS';
+export const ACCESS_WILDCARD = 'access.>';
+export const ACCESS_PARTIES = 'access.party.>';
+export const ACCESS_RULES_ID = 'rules';
+export const accessSubject = (id: string) => (id === ACCESS_RULES_ID ? 'access.rules' : `access.party.${id}`);
 /** The Agent Stream: every event on one subject, kept seven days; the event id is the message id. */
 export const EVENT_STREAM = 'PACT_EVENTS';
 export const EVENT_SUBJECT = 'stream.evt';

@@ -143,6 +143,26 @@ export class PactClient {
     return this.request<{ pact: Pact }>('POST', `/offers/${offerId}/accept`, this.signedCall(key, 'offers.accept', offerId, 0, { acceptanceId }, issuedAt));
   }
 
+  /** Asks an invite-mode server to mail a one-time code to `email` for this key. */
+  requestAccess(key: KeyPair, email: string, useCase?: string, issuedAt?: number) {
+    return this.request('POST', '/access/request', this.signedCall(key, 'access.request', '', 0, { email, ...(useCase ? { useCase } : {}) }, issuedAt));
+  }
+
+  /** Sends back the code mailed for this key: `allowed` or `pending`. */
+  verifyAccess(key: KeyPair, otp: string, issuedAt?: number) {
+    return this.request('POST', '/access/verify', this.signedCall(key, 'access.verify', '', 0, { otp }, issuedAt));
+  }
+
+  /** `{ mode, status }` of a party. */
+  accessOf(party: string) {
+    return this.request<{ mode: string; status: string }>('GET', `/access/${party}`);
+  }
+
+  /** An operator's `access.admin` call, signed with the admin key. */
+  adminAccess(key: KeyPair, call: { action: string; target?: string; note?: string }) {
+    return this.request('POST', '/access/admin', this.signedCall(key, 'access.admin', '', 0, call));
+  }
+
   /** `POST /v0/events` with a signed event (see client/stream.ts). */
   publishEvent(event: unknown) {
     return this.request<{ accepted: true; eventId: string }>('POST', '/v0/events', event);

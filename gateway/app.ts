@@ -2,6 +2,7 @@ import { isUtf8 } from 'node:buffer';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { wellFormedProblem } from '../protocol/well-formed.js';
 import { pactError } from '../protocol/errors.js';
+import { registerAccessRoutes, type AccessRouteDeps } from './access-routes.js';
 import { registerBlobRoutes, type BlobRouteDeps } from './blob-routes.js';
 import { installErrorHandling, sendError } from './errors.js';
 import { registerHealth, type HealthDeps } from './health.js';
@@ -12,7 +13,7 @@ import { registerRateLimits } from './rate-limits.js';
 import type { HttpLimits } from '../runtime/config.js';
 import { registerTestHooks, type TestHookDeps } from './test-hooks.js';
 
-export interface GatewayDeps extends Omit<PactRouteDeps, 'blobs'>, HealthDeps, BlobRouteDeps, OfferRouteDeps, StreamRouteDeps {
+export interface GatewayDeps extends Omit<PactRouteDeps, 'blobs'>, Omit<HealthDeps, 'access'>, Omit<BlobRouteDeps, 'access'>, OfferRouteDeps, StreamRouteDeps, AccessRouteDeps {
   testHooks: TestHookDeps | undefined;
   http: HttpLimits;
   /** Requests carrying it (the node's own evaluator) are not rate limited. */
@@ -64,6 +65,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   registerBlobRoutes(app, deps);
   registerOfferRoutes(app, deps);
   registerStreamRoutes(app, deps);
+  registerAccessRoutes(app, deps);
   registerHealth(app, deps);
   if (deps.testHooks) registerTestHooks(app, deps.testHooks);
   app.get('/', async (_request, reply) => reply.type('text/plain').send('Pact escrow service. See /health and the README.\n'));

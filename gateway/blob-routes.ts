@@ -13,6 +13,7 @@ import { PACT_ID, SHA256_HEX } from '../protocol/ids.js';
 import { isPartyId } from '../protocol/party.js';
 import { verifySignature } from '../protocol/verify.js';
 import type { ReadModel } from '../projection/read-model.js';
+import type { AccessGate } from '../access/gate.js';
 import type { Clock } from '../runtime/clock.js';
 import { badSignature, sendError, unknownPact } from './errors.js';
 import { limitFor, type RateLimits } from './rate-limits.js';
@@ -40,6 +41,7 @@ export interface BlobRouteDeps {
   readModel: ReadModel;
   clock: Clock;
   rateLimits: RateLimits;
+  access: { gate: AccessGate };
 }
 
 const SIG = /^[0-9a-f]{128}$/;
@@ -115,6 +117,8 @@ function uploadHeaders(request: FastifyRequest): UploadHeaders | PactError {
 
 const putSigned = (pactId: string, sha256: string, issuedAt: number) => ({ action: 'put', pactId, sha256, issuedAt });
 const mayUpload = (pact: Pact, signer: string) => partyOf(pact, signer as Pact['proposer']) !== undefined || signer === pact.evaluator.pubkey;
+/** The access gate for an upload, which the pact's own evaluator does not pass. */
+const uploaderAccess = (deps: BlobRouteDeps, pact: Pact, signer: string) => (signer === pact.evaluator.pubkey ? undefined : deps.access.gate.problem(signer));
 const mayLink = (pact: Pact, signer: string) => isFunded(pact, signer as Pact['proposer']) || signer === pact.evaluator.pubkey;
 
 /**
@@ -151,15 +155,17 @@ async function checkedUpload(request: FastifyRequest<{ Params: Params }>, reply:
   if (!pact) return sendError(reply, unknownPact(id));
   const { signer, issuedAt, sig, sha256 } = headers;
   if (sha256 !== undefined && !verifySignature(signer, putSigned(id, sha256, issuedAt), sig)) return sendError(reply, badSignature());
+  const closed = sha256 !== undefined ? await uploaderAccess(deps, pact, signer) : undefined;
+  if (closed) return sendError(reply, closed);
   if (!mayUpload(pact, signer)) return sendError(reply, pactError('forbidden', 'only the pact’s parties and its evaluator may upload'));
   if (pact.state === 'SETTLED' || pact.state === 'CANCELLED') return sendError(reply, pactError('invalid_state', `the pact is ${pact.state}`, { state: pact.state }));
   const stale = issuedAtProblem(issuedAt, deps.clock.now());
   if (stale) return sendError(reply, stale);
-  return receive(request, reply, deps, headers);
+  return receive(request, reply, deps, headers, pact);
 }
 
 /** Receives the body, keeps it if it is what was signed and the pact has room, and records it. */
-async function receive(request: FastifyRequest<{ Params: Params }>, reply: FastifyReply, deps: BlobRouteDeps, headers: UploadHeaders): Promise<FastifyReply> {
+async function receive(request: FastifyRequest<{ Params: Params }>, reply: FastifyReply, deps: BlobRouteDeps, headers: UploadHeaders, pact: Pact): Promise<FastifyReply> {
   const { id } = request.params;
   const { store, uploads, limits } = deps.blobs;
   const { signer, issuedAt, sig, sha256 } = headers;
@@ -178,7 +184,11 @@ async function receive(request: FastifyRequest<{ Params: Params }>, reply: Fasti
   if (sha256 !== undefined && received.hash !== sha256) {
     return refuse(pactError('hash_mismatch', 'the bytes do not hash to x-pact-sha256', { sha256: received.hash }));
   }
-  if (sha256 === undefined && !verifySignature(signer, putSigned(id, received.hash, issuedAt), sig)) return refuse(badSignature());
+  if (sha256 === undefined) {
+    if (!verifySignature(signer, putSigned(id, received.hash, issuedAt), sig)) return refuse(badSignature());
+    const closed = await uploaderAccess(deps, pact, signer);
+    if (closed) return refuse(closed);
+  }
   if (!(await uploads.add(id, received.hash, { size: received.size, at: deps.clock.now(), by: signer }))) {
     return refuse(pactError('blob_limit_reached', `a pact holds at most ${MAX_BLOBS_PER_PACT} blobs`, { limit: MAX_BLOBS_PER_PACT }));
   }

@@ -7,6 +7,7 @@ import type { ServerPolicy } from '../machines/pact/spec.js';
 import type { PartyId } from '../protocol/party.js';
 import type { ReadModel } from '../projection/read-model.js';
 import type { Rail } from '../rails/rail.js';
+import type { AccessGate } from '../access/gate.js';
 import type { Clock } from '../runtime/clock.js';
 
 export interface HealthDeps {
@@ -21,6 +22,7 @@ export interface HealthDeps {
   projector: Projector;
   /** Every NATS connection of the node (one per role, or one). */
   natsConnections: NatsConnection[];
+  access: { gate: Pick<AccessGate, 'mode'> };
 }
 
 const NATS_ANSWER_MS = 500;
@@ -56,7 +58,7 @@ export function registerHealth(app: FastifyInstance, deps: HealthDeps): void {
       time: deps.clock.now(),
       version: deps.version,
       rails: rails.map((rail) => rail.name),
-      access: { mode: 'open' },
+      access: { mode: deps.access.gate.mode },
       evaluator: deps.policy.evaluator,
       arbitrationFeeRecipient: deps.policy.arbitrationFeeRecipient,
       serverParty: deps.serverParty,

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { JetStreamClient } from '@nats-io/jetstream';
 import { pactError } from '../protocol/errors.js';
 import { VerifierStopped, type Verifier } from '../protocol/verify-pool.js';
+import type { AccessGate } from '../access/gate.js';
 import type { Clock } from '../runtime/clock.js';
 import type { StreamEvent } from '../stream/event.js';
 import type { EventProjector } from '../stream/event-projector.js';
@@ -12,7 +13,7 @@ import { pullSchema } from '../stream/schemas.js';
 import { streamEventProblem } from '../stream/validate.js';
 import { JSON_TYPE, READ_YOUR_WRITES_WAIT_MS } from './answer.js';
 import { sendError } from './errors.js';
-import { PullTokens } from './pull-tokens.js';
+import { pullCost, TokenBuckets } from './token-buckets.js';
 import { limitFor, type RateLimits } from './rate-limits.js';
 
 export interface StreamRouteDeps {
@@ -24,6 +25,8 @@ export interface StreamRouteDeps {
     projector: EventProjector;
     /** Checks events' signatures (the node's verification pool). */
     verifier: Verifier;
+    /** Who may publish on an invite-mode server. */
+    gate: AccessGate;
     /** Events kept per publisher per hour (PACT_EVENT_QUOTA), and the server's party, which is exempt. */
     quota: Quota;
     /** Pull tokens per IP per minute (PACT_RATE_LIMIT_PULLS); 0 turns the limit off. */
@@ -40,7 +43,7 @@ const MAX_EVENT_BYTES = 32 * 1024;
 /** The Agent Stream: `POST /v0/events` and `POST /v0/pull`. Events cannot approve, object, settle or move funds. */
 export function registerStreamRoutes(app: FastifyInstance, deps: StreamRouteDeps): void {
   const { js, store, projector, verifier, quota, pullsPerMinute } = deps.stream;
-  const tokens = pullsPerMinute > 0 ? new PullTokens(pullsPerMinute) : undefined;
+  const tokens = pullsPerMinute > 0 ? new TokenBuckets(pullsPerMinute) : undefined;
   const overQuota = (reply: FastifyReply, now: number) => {
     const retryAfter = Math.ceil((HOUR_MS - (now % HOUR_MS)) / 1000);
     return sendError(reply.header('retry-after', String(retryAfter)), pactError('quota_exceeded', `more than ${quota.perHour} events of this publisher this hour`, { retryAfter }));
@@ -58,6 +61,8 @@ export function registerStreamRoutes(app: FastifyInstance, deps: StreamRouteDeps
     }
     if (refused) return sendError(reply, refused);
     const event = request.body as StreamEvent;
+    const closed = await deps.stream.gate.problem(event.publisher);
+    if (closed) return sendError(reply, closed);
     const accepted = { accepted: true, eventId: event.id };
     if ((await store.seqOf(event.id)) !== undefined) return accepted; // published before: idempotent, not counted again
     if ((await store.takenInHour(event.publisher, now)) >= quota.perHour) return overQuota(reply, now);
@@ -77,7 +82,7 @@ export function registerStreamRoutes(app: FastifyInstance, deps: StreamRouteDeps
 
   app.post<{ Body: PullRequest }>('/v0/pull', { schema: { body: pullSchema } }, async (request, reply) => {
     const body = request.body ?? {};
-    const limited = tokens?.take(request.ip, PullTokens.costOf(body.waitSeconds ?? 0), Date.now());
+    const limited = tokens?.take(request.ip, pullCost(body.waitSeconds ?? 0), Date.now());
     if (limited) {
       return sendError(reply.header('retry-after', String(limited.retryAfter)), pactError('rate_limited', 'too many pulls from this address; a long poll costs more', limited));
     }

@@ -13,6 +13,8 @@ const DAY_NS = 86_400 * 1e9;
 export const MAX_BACKLOG = 5_000;
 /** How often, with nothing delivered, the follower asks whether the journal grew past what it got. */
 const TAIL_CHECK_MS = 2_000;
+/** How long stop() waits for the consumer to close. */
+const STOP_WAIT_MS = 2_000;
 
 /**
  * Hands every message of a journal stream on, in stream order, none skipped and none twice, from a given
@@ -31,6 +33,8 @@ export class JournalFollower {
   private following: Promise<void> = Promise.resolve();
   private tailChecker: NodeJS.Timeout | undefined;
   private stopped = false;
+  /** A receiver holds a message (the tail check waits for it rather than read around it). */
+  private delivering = false;
 
   constructor(
     private readonly nats: Nats,
@@ -65,10 +69,12 @@ export class JournalFollower {
     return target;
   }
 
+  /** Stops reading; a receiver should stop first, so that a promise it holds the follower back with settles. */
   async stop(): Promise<void> {
     clearInterval(this.tailChecker);
     this.stopped = true;
-    await this.messages?.close();
+    const closed = this.messages?.close();
+    await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, STOP_WAIT_MS).unref())]);
   }
 
   private follow(step: () => Promise<void>): Promise<void> {
@@ -98,14 +104,19 @@ export class JournalFollower {
 
   /** Nothing delivered for a while, yet the journal is longer than what arrived: fetch the rest. */
   private async checkTail(): Promise<void> {
-    if (Date.now() - this.lastArrivedAt < TAIL_CHECK_MS) return;
+    if (this.delivering || Date.now() - this.lastArrivedAt < TAIL_CHECK_MS) return;
     const last = (await this.nats.jsm.streams.info(this.stream)).state.last_seq;
     if (last > this.lastArrived) await this.fillTo(last);
   }
 
   private async handOn(message: JournalMessage): Promise<void> {
     this.lastArrived = message.seq;
-    this.lastArrivedAt = Date.now();
-    await this.deliver(message);
+    this.delivering = true;
+    try {
+      await this.deliver(message);
+    } finally {
+      this.delivering = false;
+      this.lastArrivedAt = Date.now(); // a receiver that held the follower back is not a consumer gone quiet
+    }
   }
 }

@@ -46,8 +46,8 @@ export class OfferProjector {
   }
 
   async stop(): Promise<void> {
+    this.stopped = true; // first: a follower held back by this receiver is let go
     await this.follower.stop();
-    this.stopped = true;
     await this.writing;
   }
 

@@ -58,6 +58,8 @@ export class Projector {
   private newlyUnreplayable: string[] = [];
   private readonly follower: JournalFollower;
   private writing: Promise<void> | undefined;
+  /** A journal follower held back until the batch being written is done. */
+  private readonly batchWaiters: (() => void)[] = [];
   private stopped = false;
 
   /** `nodeId` names this node's consumer: every node keeps its own read model. */
@@ -100,8 +102,8 @@ export class Projector {
 
   /** Stops following the journal; the batch being written is finished (what is not, the journal brings back). */
   async stop(): Promise<void> {
+    this.stopped = true; // first: a follower held back by this receiver is let go
     await this.follower.stop();
-    this.stopped = true;
     await this.writing;
   }
 
@@ -140,10 +142,16 @@ export class Projector {
     });
   }
 
+  private releaseBatchWaiters(): void {
+    for (const resolve of this.batchWaiters.splice(0)) resolve();
+  }
+
   /** A journal message: written with the next batch; a long backlog holds the follower back until written. */
   private fromJournal(message: JournalMessage): Promise<void> | undefined {
     this.arrive(message);
-    return this.arrivals.length >= MAX_BACKLOG ? this.writing : undefined;
+    if (this.arrivals.length < MAX_BACKLOG || !this.writing) return undefined;
+    // Until the batch being written is done (not until nothing is left: this node's commits keep coming).
+    return new Promise((resolve) => this.batchWaiters.push(resolve));
   }
 
   private arrive(arrival: Arrival): void {
@@ -157,6 +165,7 @@ export class Projector {
     if (this.writing || this.stopped) return;
     this.writing = this.writeArrivals().finally(() => {
       this.writing = undefined;
+      this.releaseBatchWaiters();
       if (this.arrivals.length > 0) this.kick();
     });
   }
@@ -183,6 +192,7 @@ export class Projector {
       }
       this.positions.reach(position);
       this.writtenCount += batch.length;
+      this.releaseBatchWaiters();
       for (const record of records) this.remember(record);
       for (const { pactId, seq } of settled) this.readModel.settle(pactId, seq); // now on disk
       for (const record of records) for (const listener of this.listeners) listener(record.pact);

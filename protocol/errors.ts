@@ -6,9 +6,11 @@ export const ERROR_STATUS = {
   hash_mismatch: 400,
   unknown_blob: 400,
   invalid_signature: 401,
+  wrong_code: 401,
   payment_required: 402,
   payment_failed: 402,
   forbidden: 403,
+  access_required: 403,
   not_found: 404,
   stateNonce_mismatch: 409,
   already_funded: 409,
@@ -33,6 +35,7 @@ export const ERROR_STATUS = {
   quota_exceeded: 429,
   internal_error: 500,
   unavailable: 503,
+  mail_unavailable: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -125,6 +125,28 @@ const calls = {
     additionalProperties: false,
     properties: { reason: { type: 'string', minLength: 1, maxLength: 4_096 } },
   },
+  'access.request': {
+    type: 'object',
+    required: ['email'],
+    additionalProperties: false,
+    properties: { email: { type: 'string', minLength: 3, maxLength: 254 }, useCase: { type: 'string', maxLength: 1_000 } },
+  },
+  'access.verify': {
+    type: 'object',
+    required: ['otp'],
+    additionalProperties: false,
+    properties: { otp: { type: 'string', pattern: '^[0-9]{6}$' } },
+  },
+  'access.admin': {
+    type: 'object',
+    required: ['action'],
+    additionalProperties: false,
+    properties: {
+      action: { type: 'string', enum: ['allow', 'revoke', 'allow-email', 'deny-email', 'pending'] },
+      target: { type: 'string', minLength: 1, maxLength: 254 },
+      note: { type: 'string', maxLength: 1_000 },
+    },
+  },
   'offers.accept': {
     type: 'object',
     required: ['acceptanceId'],
@@ -152,9 +174,10 @@ const calls = {
   },
 } as const;
 
-/** The actions of SignedCalls a route takes; every one but `offers.accept` is a pact's. */
+/** The actions of SignedCalls a route takes; every one but `offers.accept` and the access calls is a pact's. */
 export type SignedAction = keyof typeof calls;
-export type PactAction = Exclude<SignedAction, 'offers.accept'>;
+export type AccessAction = 'access.request' | 'access.verify' | 'access.admin';
+export type PactAction = Exclude<SignedAction, 'offers.accept' | AccessAction>;
 
 /** A SignedCall whose `call` has the shape of `action`. A wrong `action` is a 401, checked after this. */
 export function signedCallSchema(action: SignedAction) {

@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { DEFAULT_JOURNAL_MAX_BYTES } from '../actors/nats.js';
+import { accessConfig, type AccessConfig } from '../access/config.js';
 import { evaluatorConfig, type EvaluatorConfig } from '../evaluator/config.js';
 import type { BlobLimits } from '../gateway/blob-routes.js';
 import type { RateLimits } from '../gateway/rate-limits.js';
@@ -15,7 +16,10 @@ export interface Config {
   /** PACT_NATS_CREDENTIALS: the role users (`actors/nats-roles.ts`) for a NATS that needs them. */
   natsCredentialsFile: string | undefined;
   testHooks: boolean;
+  /** PACT_SERVER_KEY_FILE: the deployment's own key (fees, notifications); every node of one deployment shares it. */
+  serverKeyFile: string | undefined;
   evaluator: EvaluatorConfig;
+  access: AccessConfig;
   partitions: number;
   replicas: number;
   /** PACT_JOURNAL_MAX_BYTES: the journal stream's byte limit (appends fail when it is full). */
@@ -30,7 +34,7 @@ export interface Config {
   offerWatchers: number;
   /** PACT_EVENT_QUOTA: Agent Stream events accepted per publisher per hour. */
   eventQuota: number;
-  /** PACT_RATE_LIMIT_PULLS: `POST /v0/pull` tokens per IP per minute (gateway/pull-tokens.ts); 0 off. */
+  /** PACT_RATE_LIMIT_PULLS: `POST /v0/pull` tokens per IP per minute (gateway/token-buckets.ts); 0 off. */
   pullsPerMinute: number;
   /** PACT_PULL_WAITERS: long polls waiting at once on one node. */
   pullWaiters: number;
@@ -67,10 +71,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     natsUrl: env.NATS_URL || undefined,
     natsCredentialsFile: env.PACT_NATS_CREDENTIALS || undefined,
     testHooks: env.PACT_TEST_HOOKS === '1',
+    serverKeyFile: env.PACT_SERVER_KEY_FILE || undefined,
     evaluator: evaluatorConfig(env, {
       timeoutMs: integer('PACT_EVALUATOR_TIMEOUT_MS', 24 * 3_600_000, env),
       attemptMs: Math.max(1, integer('PACT_EVALUATOR_ATTEMPT_MS', 120_000, env)),
     }),
+    access: accessConfig(env),
     partitions: Math.max(1, integer('PACT_PARTITIONS', 8, env)),
     replicas: Math.max(1, integer('PACT_REPLICAS', 1, env)),
     journalMaxBytes: Math.max(1, integer('PACT_JOURNAL_MAX_BYTES', DEFAULT_JOURNAL_MAX_BYTES, env)),

@@ -48,6 +48,11 @@ import { EvaluatorRole } from '../evaluator/role.js';
 import { ServiceClient } from '../evaluator/service-client.js';
 import { admitJournal, adoptJournal } from './journal-identity.js';
 import { natsEndpoint, type NatsEndpoint } from './nats-endpoint.js';
+import { AccessDesk } from '../access/desk.js';
+import { inviteGate, openGate, type AccessGate } from '../access/gate.js';
+import { smtpMailer, type Mailer } from '../access/mailer.js';
+import { pendingParties } from '../access/pending.js';
+import { AccessJournal } from '../actors/access-journal.js';
 
 const VERSION = '0.1.0';
 
@@ -67,12 +72,13 @@ function stableNodeId(dataDir: string): string {
 
 /**
  * What the server pins into every pact: the evaluator's key (PACT_EVALUATOR_KEY_FILE, or one generated once
- * under the data directory) and the server's own party, which receives arbitration fees.
+ * under the data directory) and the server's own party (PACT_SERVER_KEY_FILE, or likewise generated), which
+ * receives arbitration fees and signs the stream's notifications.
  */
 function serverPolicy(config: Config): { policy: ServerPolicy; serverKey: KeyPair; evaluatorKey: KeyPair } {
   const settings = config.evaluator;
   const evaluatorKey = settings.keyFile ? loadKey(settings.keyFile) : loadOrCreateKey(join(config.dataDir, 'keys', 'evaluator.seed'));
-  const serverKey = loadOrCreateKey(join(config.dataDir, 'keys', 'server.seed'));
+  const serverKey = config.serverKeyFile ? loadKey(config.serverKeyFile) : loadOrCreateKey(join(config.dataDir, 'keys', 'server.seed'));
   const serverParty = serverKey.party;
   const evaluator = {
     pubkey: evaluatorKey.party,
@@ -91,12 +97,26 @@ function selfUrl(listening: string, address: AddressInfo): string {
 }
 
 /**
+ * Access on this node: the desk that mails and checks codes and takes the operator's calls, and the gate
+ * every signed write passes. Both read the access journal itself, so a revoke holds on the next write on
+ * every node. Open mode has no mailer and a gate that lets everyone through.
+ */
+function startAccess(config: Config, nats: RoleConnections, clock: Clock, serverName: () => string) {
+  const { mode, smtpUrl, mailFrom, adminParty, requestsPerIpPerHour } = config.access;
+  const journal = new AccessJournal(nats.host.js, nats.host.jsm);
+  const mailer: Mailer = smtpUrl ? smtpMailer(smtpUrl, mailFrom) : { send: () => Promise.reject(new Error('no PACT_SMTP_URL')) };
+  const desk = new AccessDesk({ journal, pending: () => pendingParties(nats.host.jsm), mailer, clock, serverName });
+  const gate = mode === 'invite' ? inviteGate(async (party) => (await journal.viewOf(party)).status) : openGate;
+  return { desk, gate, adminParty, requestsPerIpPerHour };
+}
+
+/**
  * The offers registry of this node: its desk (the offers' writer here), read model and projector, the
  * watchers its projector wakes, the reconciler of unfinished acceptances and the sweep of expired offers.
  */
 function startOffers(
   config: Config,
-  parts: { nats: RoleConnections; level: JsonLevel; nodeId: string; host: ActorHost; clock: Clock; rails: ReadonlyMap<string, Rail>; pactOf: (pactId: string) => Promise<Pact | undefined> },
+  parts: { nats: RoleConnections; level: JsonLevel; nodeId: string; host: ActorHost; clock: Clock; rails: ReadonlyMap<string, Rail>; pactOf: (pactId: string) => Promise<Pact | undefined>; gate: AccessGate },
 ) {
   const { nats, level, nodeId, host, clock } = parts;
   const readModel = new OfferReadModel(level);
@@ -111,6 +131,7 @@ function startOffers(
     sender: new LocalFirstSender(host, hostBus, config.partitions, config.commandTimeoutMs),
     clock,
     maxActors: config.maxActors,
+    gate: parts.gate,
   });
   const watchers = new OfferWatchers((filter) => readModel.search(filter), clock, config.offerWatchers);
   projector.onListed((offer) => watchers.notice(offer));
@@ -183,12 +204,13 @@ async function startRoles(config: Config, natsServer: NatsEndpoint): Promise<Pac
     recovered: (record) => projector.recovered(record),
   };
   const verifier = config.verifyThreads > 0 ? new VerifyPool(config.verifyThreads) : inlineVerifier;
+  const access = startAccess(config, nats, clock, () => config.access.publicUrl ?? selfAddress());
   const host = new ActorHost(nats.host, { journal, records, rails, policy }, clock, {
     hostId: nodeId,
     partitions: config.partitions,
     idleMs: config.actorIdleMs,
     maxActors: config.maxActors,
-  }, verifier);
+  }, verifier, access.gate);
   const remoteBus = new CommandBus(nats.gateway, config.partitions, config.commandTimeoutMs);
   const bus = new LocalFirstSender(host, remoteBus, config.partitions, config.commandTimeoutMs);
   const keeper = new Keeper(bus, clock, {
@@ -210,7 +232,7 @@ async function startRoles(config: Config, natsServer: NatsEndpoint): Promise<Pac
     keeper.track(pact);
     payoutWorker.notice(pact);
   });
-  const offers = startOffers(config, { nats, level, nodeId, host, clock, rails, pactOf: (pactId) => readModel.get(pactId) });
+  const offers = startOffers(config, { nats, level, nodeId, host, clock, rails, pactOf: (pactId) => readModel.get(pactId), gate: access.gate });
   // The read models catch up before the host takes partitions: actors come back from their records.
   await projector.start();
   await offers.projector.start();
@@ -221,12 +243,11 @@ async function startRoles(config: Config, natsServer: NatsEndpoint): Promise<Pac
   const sweepEvents = () => void eventStore.sweep(clock.now()).catch((error) => console.error('sweeping old events failed:', error));
   sweepEvents();
   const eventSweeper = setInterval(sweepEvents, 600_000).unref();
-  const stream = { js: nats.gateway.js, store: eventStore, projector: eventProjector, verifier, quota, pullsPerMinute: config.pullsPerMinute, pullWaiters: config.pullWaiters, reputations: (parties: string[]) => readModel.reputations(parties) };
+  const stream = { js: nats.gateway.js, store: eventStore, projector: eventProjector, verifier, gate: access.gate, quota, pullsPerMinute: config.pullsPerMinute, pullWaiters: config.pullWaiters, reputations: (parties: string[]) => readModel.reputations(parties) };
   const notifier = new PactNotifier(
     nats.reader,
     eventStore,
-    (event, receivedAt) => storeEvent(nats.gateway.js, event, receivedAt, eventProjector),
-    async (pactId) => (await readModel.get(pactId))?.parties.map((p) => p.party),
+    (event, receivedAt) => storeEvent(nats.gateway.js, event, receivedAt), // checked by every node, this one too
     serverKey,
     clock,
     nodeId,
@@ -254,7 +275,7 @@ async function startRoles(config: Config, natsServer: NatsEndpoint): Promise<Pac
   }, judge);
 
   const app = await buildGateway({
-    bus, readModel, projector, offers, stream, clock, http: config.http, rateLimits: config.rateLimits, natsConnections: connectionsOf(nats), blobs, internalToken, version: VERSION, rails, policy, serverParty, payoutWorker, host,
+    bus, readModel, projector, offers, stream, access, clock, http: config.http, rateLimits: config.rateLimits, natsConnections: connectionsOf(nats), blobs, internalToken, version: VERSION, rails, policy, serverParty, payoutWorker, host,
     testHooks: config.testHooks ? { clock, keeper, reconciler, acceptances: offers.acceptances, projector, mockRail, evaluator, evaluatorConfig: config.evaluator, dataDir: config.dataDir } : undefined,
   });
   await app.listen({ port: config.port, host: config.host });

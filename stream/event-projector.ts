@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Nats } from '../actors/nats.js';
 import { EVENT_STREAM } from '../actors/subjects.js';
 import { JournalFollower, MAX_BACKLOG, type JournalMessage } from '../projection/journal-follower.js';
@@ -52,8 +53,8 @@ export class EventProjector {
   }
 
   async stop(): Promise<void> {
+    this.stopped = true; // first: a follower held back by this receiver is let go
     await this.follower.stop();
-    this.stopped = true;
     await this.writing;
   }
 
@@ -89,11 +90,16 @@ export class EventProjector {
 
   /**
    * Says that this node checked the event in `text` (the message it is about to put on the stream, byte for
-   * byte): when that message arrives it is not checked again. At most MAX_VOUCHED are remembered.
+   * byte): when that message arrives it is not checked again. At most MAX_VOUCHED are remembered, by digest.
    */
   vouch(text: string): void {
-    this.vouched.add(text);
+    this.vouched.add(digestOf(text));
     if (this.vouched.size > MAX_VOUCHED) this.vouched.delete(this.vouched.values().next().value as string);
+  }
+
+  /** The message `text` was not appended after all. */
+  unvouch(text: string): void {
+    this.vouched.delete(digestOf(text));
   }
 
   /** The events of a batch the store does not hold yet (an id published again past NATS's duplicate window is one event). */
@@ -110,10 +116,10 @@ export class EventProjector {
     const received = parsed(text);
     // Anyone allowed to publish on NATS could put anything here: each event is checked as the gateway checks
     // it, but for the messages this node checked and published itself.
-    const refused = this.vouched.delete(text)
+    const refused = this.vouched.delete(digestOf(text))
       ? undefined
-      : received && typeof received.receivedAt === 'number'
-        ? await checked(received.event, received.receivedAt, this.quota.exempt, this.verifier)
+      : received && Number.isSafeInteger(received.receivedAt) && received.receivedAt! > 0
+        ? await checked(received.event, received.receivedAt!, this.quota.exempt, this.verifier)
         : pactError('invalid_event', 'not an event');
     if (refused) {
       console.error(`event projector skips message ${seq}: ${refused.message}`);
@@ -124,6 +130,8 @@ export class EventProjector {
 }
 
 const decoder = new TextDecoder();
+/** What the vouched set keeps of a message: its SHA-256, so that memory does not grow with message sizes. */
+const digestOf = (text: string) => createHash('sha256').update(text).digest('base64');
 /** Messages this node published and vouched for that it remembers; more are checked when they arrive, which costs time only. */
 const MAX_VOUCHED = 10_000;
 

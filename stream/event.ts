@@ -51,7 +51,7 @@ export function eventIdOf(event: Omit<StreamEvent, 'id' | 'signature'> & { id?: 
 /**
  * Why an event (of the schema's shape) is refused: an id that is not its content's (422), a signature that
  * is not the publisher's over its id (401), a creation more than 10 minutes ahead, an expiry before its
- * creation, more than seven days after it, or already past at `now` (422), and for a public event no
+ * creation, more than seven days after it or after `now`, or already past at `now` (422), and for a public event no
  * address or a `pact.*` kind from anyone but `serverParty` (422).
  */
 export async function eventProblem(event: StreamEvent, now: number, serverParty: string, verifier: Verifier): Promise<PactError | undefined> {
@@ -67,6 +67,8 @@ export async function eventProblem(event: StreamEvent, now: number, serverParty:
   }
   if (createdAt > now + CREATED_AHEAD_MS) return pactError('invalid_event', 'createdAt is more than 10 minutes ahead', { field: 'createdAt', now: new Date(now).toISOString() });
   if (expiresAt <= now) return pactError('invalid_event', 'the event has expired', { field: 'expiresAt', now: new Date(now).toISOString() });
+  // Never past what the stream keeps: nodes forget an event's id seven days after taking it.
+  if (expiresAt - now > MAX_EVENT_LIFETIME_MS) return pactError('invalid_event', 'expiresAt is at most seven days from now', { field: 'expiresAt', now: new Date(now).toISOString() });
   return event.privacy === 'public' ? publicProblem(event, serverParty) : undefined;
 }
 

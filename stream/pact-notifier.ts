@@ -1,6 +1,6 @@
 import type { Nats } from '../actors/nats.js';
-import { decodeEntry, type JournalEntry } from '../actors/journal.js';
-import { JOURNAL_STREAM } from '../actors/subjects.js';
+import { decodeEntry, journalMessage, type JournalEntry } from '../actors/journal.js';
+import { JOURNAL_STREAM, journalSubject } from '../actors/subjects.js';
 import type { KeyPair } from '../protocol/sign.js';
 import { signPayload } from '../protocol/sign.js';
 import { JournalFollower, MAX_BACKLOG, type JournalMessage } from '../projection/journal-follower.js';
@@ -9,7 +9,7 @@ import { eventIdOf, MAX_EVENT_LIFETIME_MS, type PublicEvent } from './event.js';
 import type { EventStore } from './event-store.js';
 
 const RETRY_MS = 1_000;
-/** Pacts whose parties are kept from their creation entry; past this, the oldest are read from the read model. */
+/** Pacts whose parties are kept from their creation entry; past this, the oldest are read from the journal again. */
 const KNOWN_PACTS = 10_000;
 /** The position is written at least this often (and whenever nothing is waiting); re-reading what follows it is harmless. */
 const POSITION_EVERY = 100;
@@ -52,10 +52,9 @@ export class PactNotifier {
   private readonly parties = new Map<string, string[]>();
 
   constructor(
-    nats: Nats,
+    private readonly nats: Nats,
     private readonly store: EventStore,
     private readonly publish: (event: PublicEvent, receivedAt: number) => Promise<unknown>,
-    private readonly partiesOf: (pactId: string) => Promise<string[] | undefined>,
     private readonly server: KeyPair,
     private readonly clock: Clock,
     nodeId: string,
@@ -68,8 +67,8 @@ export class PactNotifier {
   }
 
   async stop(): Promise<void> {
+    this.stopped = true; // first: a follower held back by this receiver is let go
     await this.follower.stop();
-    this.stopped = true;
     await this.working;
   }
 
@@ -107,11 +106,17 @@ export class PactNotifier {
     if (!entry?.state) return;
     if (entry.event.type === 'created') this.remember(entry.pactId, entry.event.pact.parties.map((p) => p.party));
     const parties = this.parties.get(entry.pactId) ?? (await this.partiesOf(entry.pactId));
-    // The read model lags the journal a little: the work loop tries again in a second rather than skip it.
-    if (!parties) throw new Error(`the parties of ${entry.pactId} are not known yet`);
+    if (!parties) throw new Error(`the journal holds no creation of ${entry.pactId}`); // tried again in a second
     if (entry.state === 'SETTLED' || entry.state === 'CANCELLED') this.parties.delete(entry.pactId);
     const event = notificationOf({ ...entry, state: entry.state }, parties, this.server);
     if (Date.parse(event.expiresAt) <= this.clock.now() || (await this.store.seqOf(event.id)) !== undefined) return;
     await this.publish(event, this.clock.now());
+  }
+
+  /** The parties of the pact's creation entry, the first of its subject (what every node reads alike). */
+  private async partiesOf(pactId: string): Promise<string[] | undefined> {
+    const message = await journalMessage(this.nats.jsm, { seq: 1, next_by_subj: journalSubject(pactId) });
+    const entry = message && decodeEntry(message.data, message.subject);
+    return entry?.event.type === 'created' ? entry.event.pact.parties.map((p) => p.party) : undefined;
   }
 }

@@ -5,14 +5,21 @@ import type { EventProjector } from './event-projector.js';
 import type { Received } from './event-store.js';
 
 /**
- * Appends a checked event to the Agent Stream, stamped with the time the service took it; resolves to its
- * stream sequence. The event id is the message id, so NATS keeps one copy of an event sent twice within
- * its duplicate window (the event store drops later copies). `checked` is this node's event projector, told
- * that the message was checked here.
+ * Appends an event to the Agent Stream, stamped with the time the service took it; resolves to its stream
+ * sequence. The event id is the message id, so NATS keeps one copy of an event sent twice within its
+ * duplicate window (the event store drops later copies). `checkedBy`, when the event was checked here (the
+ * gateway's publish), is this node's event projector, told so for as long as the message is on its way.
  */
-export async function storeEvent(js: JetStreamClient, event: StreamEvent, receivedAt: number, checked: Pick<EventProjector, 'vouch'>): Promise<number> {
+export async function storeEvent(js: JetStreamClient, event: StreamEvent, receivedAt: number, checkedBy?: Pick<EventProjector, 'vouch' | 'unvouch'>): Promise<number> {
   const received: Received = { receivedAt, event };
   const text = JSON.stringify(received);
-  checked.vouch(text);
-  return (await js.publish(EVENT_SUBJECT, text, { msgID: event.id })).seq;
+  checkedBy?.vouch(text);
+  try {
+    const ack = await js.publish(EVENT_SUBJECT, text, { msgID: event.id });
+    if (ack.duplicate) checkedBy?.unvouch(text); // this text is not on the stream: nothing will come back
+    return ack.seq;
+  } catch (error) {
+    checkedBy?.unvouch(text);
+    throw error;
+  }
 }

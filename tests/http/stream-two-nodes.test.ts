@@ -1,3 +1,7 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream } from '@nats-io/jetstream';
 import { suite } from 'uvu';
@@ -5,6 +9,7 @@ import * as assert from 'uvu/assert';
 import { EVENT_SUBJECT } from '../../actors/subjects.js';
 import { publicEvent } from '../../client/stream.js';
 import { generateKeyPair, type KeyPair } from '../../protocol/sign.js';
+import { newParties, tradeSpec } from '../support/parties.js';
 import { Stack } from '../support/stack.js';
 
 // Two service processes on one NATS, each with its own gateway and event store: a long poll on one wakes
@@ -15,7 +20,10 @@ const QUOTA = 20;
 const test = suite<{ first: Stack; second: Stack; nc: NatsConnection }>('agent stream on two nodes');
 
 test.before(async (context) => {
-  const env = { PACT_EVENT_QUOTA: String(QUOTA) };
+  // One deployment: both nodes sign notifications with the same server key.
+  const keyFile = join(mkdtempSync(join(tmpdir(), 'pact-server-key-')), 'server.seed');
+  writeFileSync(keyFile, `${randomBytes(32).toString('hex')}\n`);
+  const env = { PACT_EVENT_QUOTA: String(QUOTA), PACT_SERVER_KEY_FILE: keyFile };
   context.first = await Stack.start({ env });
   context.second = await Stack.start({ env, natsUrl: context.first.natsUrl });
   context.nc = await connect({ servers: context.first.natsUrl });
@@ -82,6 +90,28 @@ test('straight on NATS: a forged signature and garbage are not kept by any node;
     }
     assert.equal(ids, [good.id]);
   }
+});
+
+test('a pact made through one node is notified once per transition, the same on both, under the one server party', async ({ first, second }) => {
+  const server = (await first.client.request('GET', '/health')).body.serverParty as string;
+  assert.is((await second.client.request('GET', '/health')).body.serverParty, server);
+  const { seller, buyer } = newParties();
+  const pactId = (await first.client.create(seller, tradeSpec(seller, buyer))).body.pact.id as string;
+  await first.client.fund(seller, pactId);
+  await first.client.fund(buyer, pactId);
+  const notified = async (node: Stack) => {
+    for (let tries = 0; tries < 100; tries++) {
+      const { body } = await node.client.pull({ start: 'earliest', limit: 100, filter: { publishersAllow: [server], public: { recipients: [buyer.party] } } });
+      if (body.events.length >= 2) return body.events.map((e) => `${e.kind} ${e.id}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    throw new Error('notifications did not come');
+  };
+  const onFirst = await notified(first);
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  assert.equal(onFirst.map((line) => line.split(' ')[0]), ['pact.CREATED', 'pact.ACTIVE']);
+  assert.equal(await notified(first), onFirst, 'not published again by the other node');
+  assert.equal(await notified(second), onFirst);
 });
 
 test.run();

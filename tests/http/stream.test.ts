@@ -98,6 +98,7 @@ test('publish refusals: 422 for the schema, the id and the times, 401 for the si
   await expect(publicEvent(key, { kind: 'k', channel: 'c', body: {} }, stack.now - 7_200_000, 3_600_000), 422, 'invalid_event'); // expired
   await expect(publicEvent(key, { kind: 'k', channel: 'c', body: {} }, stack.now + 11 * 60_000, 3_600_000), 422, 'invalid_event'); // created ahead
   await expect(event(stack, key, { kind: 'pact.SETTLED' }), 422, 'invalid_event'); // the server's kinds
+  await expect(publicEvent(key, { kind: 'k', channel: 'c', body: {} }, stack.now + 5 * 60_000), 422, 'invalid_event'); // seven days from a creation ahead: past seven days from now
   const { id: _i, signature: _g, ...content } = good;
   await expect(signEvent({ ...content, createdAt: good.createdAt.replace('Z', '') }, key), 422, 'invalid_event'); // no zone
   await expect(JSON.stringify(event(stack, key, { body: { n: 1 } })).replace('"n":1', '"n":1e400'), 400, 'invalid_request'); // no canonical form: like any unsignable body

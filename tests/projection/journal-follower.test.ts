@@ -65,4 +65,20 @@ test('a receiver that returns a promise gets nothing more until it settles; ever
   assert.equal(got, Array.from({ length: COUNT }, (_, i) => i + 1));
 });
 
+test('stop() returns while a receiver still holds a message', async ({ bench }) => {
+  const { jsm, js } = bench.nats;
+  await jsm.streams.add({ name: 'STUCK', subjects: ['stuck.>'] });
+  await js.publish('stuck.x', new TextEncoder().encode('1'));
+  let held = false;
+  const follower = new JournalFollower(bench.nats, 'STUCK', 'stuck-follower', () => {
+    held = true;
+    return new Promise<void>(() => undefined); // never settles, as a receiver whose disk refuses every write
+  });
+  await follower.start(0);
+  for (let waited = 0; !held && waited < 5_000; waited += 50) await settle(50);
+  assert.ok(held);
+  const stopped = await Promise.race([follower.stop().then(() => 'stopped'), settle(5_000).then(() => 'hung')]);
+  assert.is(stopped, 'stopped');
+});
+
 test.run();

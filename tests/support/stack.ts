@@ -13,7 +13,7 @@ import { ServiceProcess } from './service-process.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 /** Tests drive many calls from one address; tests/http/rate-limits.test.ts turns the limits on. */
-const NO_RATE_LIMITS = { PACT_RATE_LIMIT_WRITES: '0', PACT_RATE_LIMIT_POKES: '0', PACT_RATE_LIMIT_LISTS: '0', PACT_RATE_LIMIT_PULLS: '0' };
+const NO_RATE_LIMITS = { PACT_RATE_LIMIT_WRITES: '0', PACT_RATE_LIMIT_POKES: '0', PACT_RATE_LIMIT_LISTS: '0', PACT_RATE_LIMIT_PULLS: '0', PACT_RATE_LIMIT_ACCESS: '0' };
 
 /**
  * A private nats-server and the real service started as `npm start` does (a child process running
@@ -55,7 +55,12 @@ export class Stack {
     const nats = options.natsUrl ? undefined : await startNatsServer(join(root, 'nats'));
     reapOnExit(nats?.pid);
     const stack = new Stack(root, options.natsUrl ?? nats!.url, nats, options.env ?? {}, options.nodeArgs ?? []);
-    await stack.startServer();
+    try {
+      await stack.startServer();
+    } catch (error) {
+      await stack.stop(); // a service that would not start leaves no nats-server behind
+      throw error;
+    }
     return stack;
   }
 

@@ -1,0 +1,96 @@
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { AccessDesk } from '../access/desk.js';
+import type { AccessGate } from '../access/gate.js';
+import { adminCallProblem, normalEmail } from '../machines/access/rules.js';
+import type { AdminCall } from '../machines/access/types.js';
+import { pactError, type PactError } from '../protocol/errors.js';
+import { issuedAtProblem } from '../protocol/issued-at.js';
+import { isPartyId } from '../protocol/party.js';
+import { signedCallSchema, type AccessAction } from '../protocol/schemas.js';
+import { signedPart, type SignedCall } from '../protocol/signed-call.js';
+import { verifySignature } from '../protocol/verify.js';
+import type { Clock } from '../runtime/clock.js';
+import { badSignature, sendError } from './errors.js';
+import { limitFor, type RateLimits } from './rate-limits.js';
+import { signedForThisRoute } from './signed-call.js';
+import { TokenBuckets } from './token-buckets.js';
+
+export interface AccessRouteDeps {
+  rateLimits: RateLimits;
+  clock: Clock;
+  access: { desk: AccessDesk; gate: AccessGate; adminParty?: string; requestsPerIpPerHour: number };
+}
+
+const HOUR_MS = 3_600_000;
+/** Codes mailed per address an hour (per client IP: PACT_RATE_LIMIT_ACCESS, and three times as many checks). */
+const REQUESTS_PER_EMAIL = 5;
+
+/** The access routes (escrow-service.md, Access; DECISIONS.md, Access). Rules are the desk's and machines/access. */
+export function registerAccessRoutes(app: FastifyInstance, deps: AccessRouteDeps): void {
+  const { desk, gate, adminParty, requestsPerIpPerHour } = deps.access;
+  const writes = limitFor(deps.rateLimits, 'writes');
+  const perIp = requestsPerIpPerHour > 0 ? new TokenBuckets(requestsPerIpPerHour, HOUR_MS) : undefined;
+  const perEmail = new TokenBuckets(REQUESTS_PER_EMAIL, HOUR_MS);
+  const verifiesPerIp = requestsPerIpPerHour > 0 ? new TokenBuckets(3 * requestsPerIpPerHour, HOUR_MS) : undefined;
+  const open = gate.mode === 'open';
+  const signedRoute = (action: AccessAction) => ({ ...writes, schema: { body: signedCallSchema(action) }, preValidation: signedForThisRoute(action) });
+
+  app.post<{ Body: SignedCall<{ email: string; useCase?: string }> }>('/access/request', signedRoute('access.request'), async (request, reply) => {
+    const now = deps.clock.now();
+    const refused = envelopeProblem(request.body, now);
+    if (refused) return refuse(reply, refused);
+    if (open) return { mode: 'open', status: 'allowed', sent: false };
+    const email = normalEmail(request.body.call.email);
+    if (!email) return refuse(reply, pactError('invalid_request', 'call.email is not an email address', { field: 'call.email' }));
+    const limited = limit(perIp, request.ip, now) ?? limit(perEmail, email, now);
+    if (limited) return refuse(reply, limited);
+    const sent = await desk.request(request.body.signer, email, request.body.call.useCase || undefined, now);
+    return sent.ok ? { mode: gate.mode, sent: true, expiresAt: sent.expiresAt } : refuse(reply, sent.error);
+  });
+
+  app.post<{ Body: SignedCall<{ otp: string }> }>('/access/verify', signedRoute('access.verify'), async (request, reply) => {
+    const now = deps.clock.now();
+    const refused = envelopeProblem(request.body, now) ?? limit(verifiesPerIp, request.ip, now);
+    if (refused) return refuse(reply, refused);
+    if (open) return { mode: 'open', party: request.body.signer, status: 'allowed' };
+    const verified = await desk.verify(request.body.signer, request.body.call.otp, now);
+    return verified.ok ? { mode: gate.mode, party: request.body.signer, status: verified.status } : refuse(reply, verified.error);
+  });
+
+  app.get<{ Params: { party: string } }>('/access/:party', async (request, reply) => {
+    const { party } = request.params;
+    if (!isPartyId(party)) return refuse(reply, pactError('invalid_request', 'not a party id (ed25519:…)', { field: 'party' }));
+    if (open) return { mode: 'open', status: 'allowed' };
+    return { mode: gate.mode, status: (await desk.view(party)).status };
+  });
+
+  app.post<{ Body: SignedCall<AdminCall> }>('/access/admin', signedRoute('access.admin'), async (request, reply) => {
+    const now = deps.clock.now();
+    const refused = envelopeProblem(request.body, now);
+    if (refused) return refuse(reply, refused);
+    if (adminParty === undefined || request.body.signer !== adminParty) return refuse(reply, pactError('forbidden', 'only the operator (PACT_ADMIN_PARTY) signs access.admin'));
+    const malformed = adminCallProblem(request.body.call, isPartyId);
+    if (malformed) return refuse(reply, malformed);
+    const done = await desk.admin(request.body.call, now);
+    if (!done.ok) return refuse(reply, done.error);
+    const { ok: _ok, ...answer } = done;
+    return { mode: gate.mode, ...answer };
+  });
+}
+
+/** An access call's envelope: its signature (401), then stateNonce 0 (400) and a fresh issuedAt (422). */
+function envelopeProblem(envelope: SignedCall, now: number): PactError | undefined {
+  if (!verifySignature(envelope.signer, signedPart(envelope), envelope.sig)) return badSignature();
+  if (envelope.stateNonce !== 0) return pactError('invalid_request', 'access calls take stateNonce 0', { field: 'stateNonce' });
+  return issuedAtProblem(envelope.issuedAt, now);
+}
+
+function limit(buckets: TokenBuckets | undefined, key: string, now: number): PactError | undefined {
+  const limited = buckets?.take(key, 1, now);
+  return limited && pactError('rate_limited', 'too many access requests; retry later', limited);
+}
+
+function refuse(reply: FastifyReply, error: PactError): FastifyReply {
+  if (typeof error.retryAfter === 'number') reply.header('retry-after', String(error.retryAfter));
+  return sendError(reply, error);
+}
