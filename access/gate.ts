@@ -31,7 +31,13 @@ export function inviteGate(statusOf: (party: string) => Promise<AccessStatus>): 
   return {
     mode: 'invite',
     async problem(signer) {
-      const status = await statusOf(signer);
+      let status: AccessStatus;
+      try {
+        status = await statusOf(signer);
+      } catch (error) {
+        console.error('access could not be read:', String(error));
+        return pactError('unavailable', 'access could not be checked now; retry');
+      }
       return status === 'allowed' ? undefined : accessRequired(signer, status);
     },
   };

@@ -13,7 +13,8 @@ export function smtpMailer(url: string, from: string): Mailer {
   const transport = createTransport({ url, ...TIMEOUTS }, { from });
   return {
     async send(message) {
-      await transport.sendMail(message);
+      // One recipient, given as an address object: nothing in it is read as a list or a display name.
+      await transport.sendMail({ ...message, to: { name: '', address: message.to } });
     },
   };
 }

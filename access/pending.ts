@@ -1,5 +1,5 @@
 import type { JetStreamManager } from '@nats-io/jetstream';
-import { decodeAccessEntry } from '../actors/access-journal.js';
+import { decodeAccessEntry, viewOf } from '../actors/access-journal.js';
 import { streamMessage } from '../actors/stream-journal.js';
 import { ACCESS_PARTIES, ACCESS_STREAM } from '../actors/subjects.js';
 
@@ -23,7 +23,7 @@ export async function pendingParties(jsm: JetStreamManager): Promise<PendingPart
   for (const subject of Object.keys(info.state.subjects ?? {})) {
     const message = await streamMessage(jsm, ACCESS_STREAM, { last_by_subj: subject });
     const entry = message && decodeAccessEntry(message.data, message.subject);
-    if (entry?.kind === 'party' && entry.after.status === 'pending') pending.push({ party: entry.party, ...entry.after });
+    if (entry?.kind === 'party' && entry.state.status === 'pending') pending.push({ party: entry.party, ...viewOf(entry.state) });
   }
   return pending.sort((a, b) => (a.since ?? 0) - (b.since ?? 0)).slice(0, MAX_PENDING_LISTED);
 }

@@ -1,10 +1,10 @@
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
-import type { AccessStatus, EmailRules, PartyEvent, RulesEvent } from '../machines/access/types.js';
+import type { AccessStatus, EmailRules, PartyAccess, PartyEvent, RulesEvent } from '../machines/access/types.js';
 import type { PartyId } from '../protocol/party.js';
 import { messageObject, StreamJournal, streamMessage, type Positioned } from './stream-journal.js';
 import { ACCESS_RULES_ID, ACCESS_STREAM, accessSubject } from './subjects.js';
 
-/** What anyone may know of a party's access after an entry: every entry carries it, so the last one tells it. */
+/** What anyone may know of a party's access: its status, and what the operator's queue shows. */
 export interface AccessView {
   status: AccessStatus;
   email?: string;
@@ -12,22 +12,36 @@ export interface AccessView {
   since?: number;
 }
 
-/** One entry of the access journal: a party's (with its view after it) or the operator's address rules. */
+/**
+ * One entry of the access journal: a party's (with the party's whole access after it, so that its last
+ * entry alone tells it) or the operator's address rules (whole, likewise).
+ */
 export type AccessEntry =
-  | { kind: 'party'; party: PartyId; nonce: number; event: PartyEvent; after: AccessView }
+  | { kind: 'party'; party: PartyId; nonce: number; event: PartyEvent; state: PartyAccess }
   | { kind: 'rules'; nonce: number; event: RulesEvent };
+
+export const viewOf = ({ status, email, useCase, since }: PartyAccess): AccessView => ({
+  status,
+  ...(email ? { email } : {}),
+  ...(useCase ? { useCase } : {}),
+  ...(since ? { since } : {}),
+});
 
 const STATUSES: readonly string[] = ['none', 'pending', 'allowed', 'revoked'];
 
 /** The entry in a message on `subject`; undefined for anything that is not an entry of that subject's entity. */
 export function decodeAccessEntry(data: Uint8Array, subject: string): AccessEntry | undefined {
-  const value = messageObject<AccessEntry & { party?: string; after?: AccessView }>(data);
+  const value = messageObject<AccessEntry & { party?: string; state?: Partial<PartyAccess> }>(data);
   if (!value || !Number.isSafeInteger(value.nonce) || typeof value.event !== 'object' || value.event === null) return undefined;
   if (value.kind === 'rules') {
-    const rules = (value.event as Partial<RulesEvent>).rules;
-    return subject === accessSubject(ACCESS_RULES_ID) && Array.isArray(rules?.allow) && Array.isArray(rules?.deny) ? (value as AccessEntry) : undefined;
+    const { rules, calls } = value.event as Partial<RulesEvent>;
+    const wellShaped = subject === accessSubject(ACCESS_RULES_ID) && Array.isArray(rules?.allow) && Array.isArray(rules?.deny) && Array.isArray(calls);
+    return wellShaped ? (value as AccessEntry) : undefined;
   }
-  const wellShaped = value.kind === 'party' && typeof value.party === 'string' && accessSubject(value.party) === subject && STATUSES.includes(String(value.after?.status));
+  const state = value.state;
+  const wellShaped =
+    value.kind === 'party' && typeof value.party === 'string' && accessSubject(value.party) === subject &&
+    STATUSES.includes(String(state?.status)) && Array.isArray(state?.requestedAt) && Array.isArray(state?.adminCalls);
   return wellShaped ? (value as AccessEntry) : undefined;
 }
 
@@ -53,7 +67,7 @@ export class AccessJournal extends StreamJournal<AccessEntry> {
   /** The party's view as its last entry says (never stale: a revoke is seen by the next read anywhere); none without entries. */
   async viewOf(party: string): Promise<AccessView> {
     const last = await this.lastOf(party);
-    return last?.value.kind === 'party' ? last.value.after : { status: 'none' };
+    return last?.value.kind === 'party' ? viewOf(last.value.state) : { status: 'none' };
   }
 }
 

@@ -66,6 +66,10 @@ export class OfferDesk {
     if (!verifySignature(envelope.signer, signedPart(envelope), envelope.sig)) return { ok: false, error: pactError('invalid_signature', 'the signature does not verify') };
     const closed = await this.deps.gate.problem(envelope.signer);
     if (closed) return { ok: false, error: closed };
+    const publisher = (await this.deps.records.record(offerId))?.offer.by;
+    if (publisher && (await this.deps.gate.problem(publisher))) {
+      return { ok: false, error: pactError('offer_not_acceptable', 'the offer’s publisher may no longer trade on this server') };
+    }
     const stale = issuedAtProblem(envelope.issuedAt, now);
     if (stale) return { ok: false, error: stale };
     const accepted: Accepted = await this.inTurn(offerId, (actor) => actor.accept(envelope, now));

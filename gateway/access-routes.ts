@@ -3,6 +3,7 @@ import type { AccessDesk } from '../access/desk.js';
 import type { AccessGate } from '../access/gate.js';
 import { adminCallProblem, normalEmail } from '../machines/access/rules.js';
 import type { AdminCall } from '../machines/access/types.js';
+import { canonicalHashHex } from '../protocol/digest.js';
 import { pactError, type PactError } from '../protocol/errors.js';
 import { issuedAtProblem } from '../protocol/issued-at.js';
 import { isPartyId } from '../protocol/party.js';
@@ -13,7 +14,7 @@ import type { Clock } from '../runtime/clock.js';
 import { badSignature, sendError } from './errors.js';
 import { limitFor, type RateLimits } from './rate-limits.js';
 import { signedForThisRoute } from './signed-call.js';
-import { TokenBuckets } from './token-buckets.js';
+import { clientOf, TokenBuckets } from './token-buckets.js';
 
 export interface AccessRouteDeps {
   rateLimits: RateLimits;
@@ -42,7 +43,7 @@ export function registerAccessRoutes(app: FastifyInstance, deps: AccessRouteDeps
     if (open) return { mode: 'open', status: 'allowed', sent: false };
     const email = normalEmail(request.body.call.email);
     if (!email) return refuse(reply, pactError('invalid_request', 'call.email is not an email address', { field: 'call.email' }));
-    const limited = limit(perIp, request.ip, now) ?? limit(perEmail, email, now);
+    const limited = limit(perIp, clientOf(request.ip), now) ?? limit(perEmail, email, now);
     if (limited) return refuse(reply, limited);
     const sent = await desk.request(request.body.signer, email, request.body.call.useCase || undefined, now);
     return sent.ok ? { mode: gate.mode, sent: true, expiresAt: sent.expiresAt } : refuse(reply, sent.error);
@@ -50,7 +51,7 @@ export function registerAccessRoutes(app: FastifyInstance, deps: AccessRouteDeps
 
   app.post<{ Body: SignedCall<{ otp: string }> }>('/access/verify', signedRoute('access.verify'), async (request, reply) => {
     const now = deps.clock.now();
-    const refused = envelopeProblem(request.body, now) ?? limit(verifiesPerIp, request.ip, now);
+    const refused = envelopeProblem(request.body, now) ?? limit(verifiesPerIp, clientOf(request.ip), now);
     if (refused) return refuse(reply, refused);
     if (open) return { mode: 'open', party: request.body.signer, status: 'allowed' };
     const verified = await desk.verify(request.body.signer, request.body.call.otp, now);
@@ -71,7 +72,7 @@ export function registerAccessRoutes(app: FastifyInstance, deps: AccessRouteDeps
     if (adminParty === undefined || request.body.signer !== adminParty) return refuse(reply, pactError('forbidden', 'only the operator (PACT_ADMIN_PARTY) signs access.admin'));
     const malformed = adminCallProblem(request.body.call, isPartyId);
     if (malformed) return refuse(reply, malformed);
-    const done = await desk.admin(request.body.call, now);
+    const done = await desk.admin(request.body.call, canonicalHashHex(signedPart(request.body)), now);
     if (!done.ok) return refuse(reply, done.error);
     const { ok: _ok, ...answer } = done;
     return { mode: gate.mode, ...answer };

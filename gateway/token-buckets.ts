@@ -36,3 +36,13 @@ export class TokenBuckets {
 export const pullCost = (waitSeconds: number): number => 1 + Math.ceil(waitSeconds / 5);
 
 const MAX_KEYS = 100_000;
+
+/** Who a limit counts: an IPv4 address, or an IPv6 address's /64 (one host usually holds a whole /64). */
+export function clientOf(ip: string): string {
+  if (!ip.includes(':') || ip.startsWith('::ffff:')) return ip;
+  const [head = '', tail] = ip.split('::');
+  const front = head ? head.split(':') : [];
+  const back = tail ? tail.split(':') : [];
+  const groups = tail === undefined ? front : [...front, ...Array(Math.max(0, 8 - front.length - back.length)).fill('0'), ...back];
+  return `${groups.slice(0, 4).map((g) => g.toLowerCase().replace(/^0+(?=.)/, '')).join(':')}::/64`;
+}

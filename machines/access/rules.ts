@@ -10,10 +10,15 @@ export const MAX_WRONG_TRIES = 5;
 /** Codes one party may ask for in an hour. */
 export const REQUESTS_PER_HOUR = 5;
 const HOUR_MS = 3_600_000;
-const EMAIL = /^[^@\s]{1,64}@[^@\s]+\.[^@\s]+$/;
-const DOMAIN = /^@[^@\s]+\.[^@\s]+$/;
+/** Plain `name@domain` only: nothing a mailer could read as several addresses or a display name. */
+const EMAIL = /^[a-z0-9._%+-]{1,64}@[a-z0-9-]+(\.[a-z0-9-]+)+$/;
+const DOMAIN = /^@[a-z0-9-]+(\.[a-z0-9-]+)+$/;
 
-export const noAccess = (party: PartyId): PartyAccess => ({ party, status: 'none', requestedAt: [] });
+export const noAccess = (party: PartyId): PartyAccess => ({ party, status: 'none', requestedAt: [], adminCalls: [] });
+/** Operator calls remembered per party and for the rules: more than are ever signed within issuedAt's ten minutes. */
+export const REMEMBERED_CALLS = 50;
+/** `calls` with `call` added, the oldest forgotten past REMEMBERED_CALLS. */
+export const rememberCall = (calls: string[], call: string) => [...calls, call].slice(-REMEMBERED_CALLS);
 
 /** An address as rules compare it, or undefined when it is not one. */
 export function normalEmail(value: string): string | undefined {
@@ -75,9 +80,9 @@ export function evolveParty(access: PartyAccess, event: PartyEvent): PartyAccess
       return { ...access, status: event.status, email, useCase, code: undefined, since: event.status === access.status ? access.since : event.at };
     }
     case 'allowed':
-      return { ...access, status: 'allowed', since: event.at };
+      return { ...access, status: 'allowed', since: event.at, adminCalls: rememberCall(access.adminCalls, event.call) };
     case 'revoked':
-      return { ...access, status: 'revoked', since: event.at };
+      return { ...access, status: 'revoked', since: event.at, adminCalls: rememberCall(access.adminCalls, event.call) };
   }
 }
 

@@ -28,6 +28,8 @@ export interface PartyAccess {
   requestedAt: number[];
   /** When the status last changed. */
   since?: number;
+  /** Digests of the operator's calls applied to this party, newest last (a call is applied once). */
+  adminCalls: string[];
 }
 
 /** What happens to a party's access: one journal entry each. `status` is the party's status after it. */
@@ -35,8 +37,8 @@ export type PartyEvent =
   | { type: 'codeSent'; at: number; code: PendingCode }
   | { type: 'wrongCode'; at: number }
   | { type: 'verified'; at: number; status: 'allowed' | 'pending' | 'revoked' }
-  | { type: 'allowed'; at: number; note?: string }
-  | { type: 'revoked'; at: number; note?: string };
+  | { type: 'allowed'; at: number; call: string; note?: string }
+  | { type: 'revoked'; at: number; call: string; note?: string };
 
 /** The operator's address rules: an exact address (`a@b.c`) or a domain (`@b.c`), lower case. */
 export interface EmailRules {
@@ -44,7 +46,8 @@ export interface EmailRules {
   deny: string[];
 }
 
-export type RulesEvent = { type: 'rulesChanged'; at: number; rules: EmailRules };
+/** The rules after an operator's call, and the digests of its latest calls on them (each applied once). */
+export type RulesEvent = { type: 'rulesChanged'; at: number; rules: EmailRules; calls: string[] };
 
 /** `access.admin`'s call (DECISIONS.md, Access). */
 export interface AdminCall {

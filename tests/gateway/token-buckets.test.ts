@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { pullCost, TokenBuckets } from '../../gateway/token-buckets.js';
+import { clientOf, pullCost, TokenBuckets } from '../../gateway/token-buckets.js';
 
 // Token buckets, with pulls' costs: they refill with time, charge long polls more, and never refuse forever.
 
@@ -18,6 +18,14 @@ test('a long poll costlier than the whole bucket still goes through once the buc
   assert.is(tokens.take('a', pullCost(30), 0), undefined);
   assert.equal(tokens.take('a', pullCost(30), 0), { retryAfter: 60 });
   assert.is(tokens.take('a', pullCost(30), 60_000), undefined);
+});
+
+test('a client is an IPv4 address, or the /64 of an IPv6 address however it is written', () => {
+  assert.is(clientOf('203.0.113.9'), '203.0.113.9');
+  assert.is(clientOf('::ffff:203.0.113.9'), '::ffff:203.0.113.9');
+  assert.is(clientOf('2001:db8::1'), '2001:db8:0:0::/64');
+  assert.is(clientOf('2001:DB8:0:0:5::9'), clientOf('2001:db8::77'));
+  assert.is.not(clientOf('2001:db8:0:1::1'), clientOf('2001:db8::1'));
 });
 
 test.run();

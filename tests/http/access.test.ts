@@ -162,6 +162,19 @@ test('every kind of signed write is gated: events, offers, blob uploads; a revok
   assert.is(out.status, 200, `a way out stays open: ${JSON.stringify(out.body)}`);
 });
 
+test('an offer whose publisher was revoked can no longer be accepted (409), by anyone', async ({ first, admin }) => {
+  const seller = generateKeyPair();
+  const buyer = generateKeyPair();
+  await allow(first, admin, seller.party);
+  await allow(first, admin, buyer.party);
+  const published = await first.client.request('POST', '/offers', offerBy(seller, first.now));
+  assert.is(published.status, 200, JSON.stringify(published.body));
+  await first.client.adminAccess(admin, { action: 'revoke', target: seller.party });
+  const accepted = await first.client.acceptOffer(buyer, published.body.offer.offerId, 'after-revoke');
+  assert.is(accepted.status, 409);
+  assert.is(errorOf(accepted), 'offer_not_acceptable');
+});
+
 test('a party guessing codes is stopped: five wrong tries end the code; a sixth code in an hour is 429', async ({ first, mail }) => {
   const key = generateKeyPair();
   const email = address();
@@ -195,6 +208,8 @@ test('refusals: bad address 400, bad code 400, stateNonce 400, another action 40
     assert.is(errorOf(answer), error);
   };
   await expect(first.client.requestAccess(key, 'not an address'), 400, 'invalid_request');
+  await expect(first.client.requestAccess(key, `z,${address()}`), 400, 'invalid_request'); // no lists of addresses
+  await expect(first.client.requestAccess(key, `Someone <${address()}>`), 400, 'invalid_request');
   await expect(first.client.verifyAccess(key, '12345'), 400, 'invalid_request');
   await expect(first.client.request('POST', '/access/request', first.client.signedCall(key, 'access.request', '', 1, { email: address() })), 400, 'invalid_request');
   await expect(first.client.request('POST', '/access/request', first.client.signedCall(key, 'access.verify', '', 0, { email: address() })), 401, 'invalid_signature');
@@ -231,6 +246,28 @@ test('invite mode without SMTP or an operator does not start, and says why', asy
       (error: unknown) => assert.match(String(error), needs),
     );
   }
+});
+
+test('an operator call is applied once: the same signed allow sent again after a revoke is refused', async ({ first, admin }) => {
+  const party = generateKeyPair().party;
+  const allowCall = first.client.signedCall(admin, 'access.admin', '', 0, { action: 'allow', target: party });
+  assert.is((await first.client.request('POST', '/access/admin', allowCall)).status, 200);
+  await first.client.adminAccess(admin, { action: 'revoke', target: party });
+  const replayed = await first.client.request('POST', '/access/admin', allowCall);
+  assert.is(replayed.status, 409);
+  assert.is((await first.client.accessOf(party)).body.status, 'revoked');
+  const rulesCall = first.client.signedCall(admin, 'access.admin', '', 0, { action: 'allow-email', target: '@replay.example' });
+  assert.is((await first.client.request('POST', '/access/admin', rulesCall)).status, 200);
+  assert.is((await first.client.request('POST', '/access/admin', rulesCall)).status, 409);
+});
+
+test('a request for a denied address counts against the party like any other', async ({ first, admin }) => {
+  const denied = address('denied.example');
+  await first.client.adminAccess(admin, { action: 'deny-email', target: '@denied.example' });
+  const key = generateKeyPair();
+  for (let i = 0; i < 4; i++) assert.is((await first.client.requestAccess(key, address())).status, 200);
+  assert.is((await first.client.requestAccess(key, denied)).status, 200);
+  assert.is((await first.client.requestAccess(key, address())).status, 429);
 });
 
 test('a code expires after ten minutes', async ({ first, mail }) => {
