@@ -240,7 +240,7 @@ async function startRoles(config: Config, natsServer: NatsEndpoint): Promise<Pac
   const quota = { perHour: config.eventQuota, exempt: serverParty };
   const eventProjector = new EventProjector(nats.reader, eventStore, quota, verifier, nodeId);
   await eventProjector.start();
-  const sweepEvents = () => void eventStore.sweep(clock.now()).catch((error) => console.error('sweeping old events failed:', error));
+  const sweepEvents = () => void eventProjector.sweep(clock.now()).catch((error) => console.error('sweeping old events failed:', error));
   sweepEvents();
   const eventSweeper = setInterval(sweepEvents, 600_000).unref();
   const stream = { js: nats.gateway.js, store: eventStore, projector: eventProjector, verifier, gate: access.gate, quota, pullsPerMinute: config.pullsPerMinute, pullWaiters: config.pullWaiters, reputations: (parties: string[]) => readModel.reputations(parties) };

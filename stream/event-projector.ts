@@ -58,6 +58,15 @@ export class EventProjector {
     await this.writing;
   }
 
+  /**
+   * Forgets from the store what the stream no longer holds: events older than seven days, and any before
+   * the stream's first sequence (dropped by its byte limit).
+   */
+  async sweep(now: number): Promise<void> {
+    await this.store.sweep(now);
+    await this.store.sweepBefore((await this.nats.jsm.streams.info(EVENT_STREAM)).state.first_seq);
+  }
+
   reached(seq: number, timeoutMs?: number): Promise<void> {
     return this.waiters.reached(seq, timeoutMs);
   }

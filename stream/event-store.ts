@@ -175,21 +175,41 @@ export class EventStore {
     let swept = 0;
     for (;;) {
       const keys = await this.times.keys({ lt: `${pad(now - RETENTION_MS)}!`, limit: batchSize }).all();
-      if (keys.length === 0) {
-        await this.sweepHours(now);
-        return swept;
-      }
-      const seqs = keys.map((key) => key.slice(16));
-      const texts = await this.texts.getMany(seqs);
-      const ids = texts.flatMap((text) => (text === undefined ? [] : [(JSON.parse(text) as StreamEvent).id]));
-      await this.level.batch([
-        ...keys.map((key) => ({ type: 'del' as const, key, sublevel: this.times })),
-        ...seqs.flatMap((seq) => [{ type: 'del' as const, key: seq, sublevel: this.texts }, { type: 'del' as const, key: seq, sublevel: this.facets }]),
-        ...ids.map((id) => ({ type: 'del' as const, key: id, sublevel: this.ids })),
-      ] as never);
-      for (const id of ids) this.recentIds.delete(id);
+      if (keys.length === 0) break;
+      await this.forget(keys.map((timeKey) => ({ seq: timeKey.slice(16), timeKey })));
       swept += keys.length;
     }
+    await this.sweepHours(now);
+    return swept;
+  }
+
+  /**
+   * Forgets the events before stream sequence `firstSeq`: what the stream itself no longer holds (its byte
+   * limit dropped its oldest); resolves to how many.
+   */
+  async sweepBefore(firstSeq: number, batchSize = 1_000): Promise<number> {
+    let swept = 0;
+    for (;;) {
+      const entries = await this.facets.iterator({ lt: seqKey(firstSeq), limit: batchSize }).all();
+      if (entries.length === 0) return swept;
+      await this.forget(entries.map(([seq, { receivedAt }]) => ({ seq, timeKey: `${pad(receivedAt)}!${seq}` })));
+      swept += entries.length;
+    }
+  }
+
+  /** Deletes events (by their sequence keys) with their facets, time keys and ids, in one batch. */
+  private async forget(events: { seq: string; timeKey: string }[]): Promise<void> {
+    const texts = await this.texts.getMany(events.map(({ seq }) => seq));
+    const ids = texts.flatMap((text) => (text === undefined ? [] : [(JSON.parse(text) as StreamEvent).id]));
+    await this.level.batch([
+      ...events.flatMap(({ seq, timeKey }) => [
+        { type: 'del' as const, key: timeKey, sublevel: this.times },
+        { type: 'del' as const, key: seq, sublevel: this.texts },
+        { type: 'del' as const, key: seq, sublevel: this.facets },
+      ]),
+      ...ids.map((id) => ({ type: 'del' as const, key: id, sublevel: this.ids })),
+    ] as never);
+    for (const id of ids) this.recentIds.delete(id);
   }
 
   /** Forgets the hourly counts of hours that ended more than seven days before `now`. */

@@ -54,6 +54,15 @@ test('events taken more than seven days ago are forgotten', async ({ store }) =>
   assert.equal(facets, [2]);
 });
 
+test('events before the stream\'s first sequence (dropped by its byte limit) are forgotten, with their ids and times', async ({ store }) => {
+  const batch = [received(server, T0, 1), received(server, T0 + 1, 2), received(server, T0 + 2, 3)]; // exempt from the quota
+  await store.putAll(batch.map((b, i) => ({ seq: i + 1, ...b })), 3, quota);
+  assert.is(await store.sweepBefore(3), 2);
+  assert.equal(await Promise.all(batch.map((b) => store.seqOf(b.received.event.id))), [undefined, undefined, 3]);
+  assert.is(await store.seqBefore(T0), 2, 'the first event still kept is the next after a start from T0');
+  assert.is(await store.sweepBefore(3), 0);
+});
+
 test('what the store keeps in memory agrees with the disk: a new store on the same LevelDB answers the same', async ({ level, store }) => {
   const batch = [received(key, T0, 1), received(key, T0, 2), received(key, T0, 3)];
   await store.putAll(batch.map((b, i) => ({ seq: i + 1, ...b })), 3, quota);
