@@ -9,6 +9,8 @@ import { pactError, type PactError } from '../protocol/errors.js';
 import { VerifierStopped, type Verifier } from '../protocol/verify-pool.js';
 
 const RETRY_MS = 1_000;
+/** Bytes of unwritten messages past which the follower is held back (a batch holds a few copies of each). */
+const MAX_BACKLOG_BYTES = 8 * 2 ** 20;
 
 /**
  * Keeps the node's event store from the Agent Stream's JetStream stream, in stream order and in batches,
@@ -21,6 +23,7 @@ export class EventProjector {
   /** Waiting for the next events written; each is told once. */
   private readonly listeners = new Set<() => void>();
   private arrivals: JournalMessage[] = [];
+  private arrivedBytes = 0;
   private writing: Promise<void> | undefined;
   private stopped = false;
   private readonly vouched = new Set<string>();
@@ -73,20 +76,24 @@ export class EventProjector {
 
   private arrive(message: JournalMessage): Promise<void> | undefined {
     this.arrivals.push(message);
+    this.arrivedBytes += message.data.length;
     if (!this.writing && !this.stopped) this.writing = this.writeArrivals().finally(() => (this.writing = undefined));
-    return this.arrivals.length >= MAX_BACKLOG ? this.writing : undefined;
+    // Events are up to 32 KiB: the backlog is bounded in bytes too.
+    return this.arrivals.length >= MAX_BACKLOG || this.arrivedBytes >= MAX_BACKLOG_BYTES ? this.writing : undefined;
   }
 
   private async writeArrivals(): Promise<void> {
     while (this.arrivals.length > 0 && !this.stopped) {
       const batch = this.arrivals;
       this.arrivals = [];
+      this.arrivedBytes = 0;
       const position = batch.at(-1)!.seq;
       try {
         await this.store.putAll(await this.newEvents(batch), position, this.quota);
       } catch (error) {
         console.error('event projector could not write; retrying in a second:', String(error));
         this.arrivals = [...batch, ...this.arrivals];
+        this.arrivedBytes += batch.reduce((sum, m) => sum + m.data.length, 0);
         await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
         continue;
       }
