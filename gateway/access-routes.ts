@@ -45,7 +45,7 @@ export function registerAccessRoutes(app: FastifyInstance, deps: AccessRouteDeps
     if (!email) return refuse(reply, pactError('invalid_request', 'call.email is not an email address', { field: 'call.email' }));
     const limited = limit(perIp, clientOf(request.ip), now) ?? limit(perEmail, email, now);
     if (limited) return refuse(reply, limited);
-    const sent = await desk.request(request.body.signer, email, request.body.call.useCase || undefined, now);
+    const sent = await guarded(desk.request(request.body.signer, email, request.body.call.useCase || undefined, now));
     return sent.ok ? { mode: gate.mode, sent: true, expiresAt: sent.expiresAt } : refuse(reply, sent.error);
   });
 
@@ -54,7 +54,7 @@ export function registerAccessRoutes(app: FastifyInstance, deps: AccessRouteDeps
     const refused = envelopeProblem(request.body, now) ?? limit(verifiesPerIp, clientOf(request.ip), now);
     if (refused) return refuse(reply, refused);
     if (open) return { mode: 'open', party: request.body.signer, status: 'allowed' };
-    const verified = await desk.verify(request.body.signer, request.body.call.otp, now);
+    const verified = await guarded(desk.verify(request.body.signer, request.body.call.otp, now));
     return verified.ok ? { mode: gate.mode, party: request.body.signer, status: verified.status } : refuse(reply, verified.error);
   });
 
@@ -62,7 +62,8 @@ export function registerAccessRoutes(app: FastifyInstance, deps: AccessRouteDeps
     const { party } = request.params;
     if (!isPartyId(party)) return refuse(reply, pactError('invalid_request', 'not a party id (ed25519:…)', { field: 'party' }));
     if (open) return { mode: 'open', status: 'allowed' };
-    return { mode: gate.mode, status: (await desk.view(party)).status };
+    const view = await guarded(desk.view(party).then((found) => ({ ok: true as const, ...found })));
+    return view.ok ? { mode: gate.mode, status: view.status } : refuse(reply, view.error);
   });
 
   app.post<{ Body: SignedCall<AdminCall> }>('/access/admin', signedRoute('access.admin'), async (request, reply) => {
@@ -72,7 +73,7 @@ export function registerAccessRoutes(app: FastifyInstance, deps: AccessRouteDeps
     if (adminParty === undefined || request.body.signer !== adminParty) return refuse(reply, pactError('forbidden', 'only the operator (PACT_ADMIN_PARTY) signs access.admin'));
     const malformed = adminCallProblem(request.body.call, isPartyId);
     if (malformed) return refuse(reply, malformed);
-    const done = await desk.admin(request.body.call, canonicalHashHex(signedPart(request.body)), now);
+    const done = await guarded(desk.admin(request.body.call, canonicalHashHex(signedPart(request.body)), now));
     if (!done.ok) return refuse(reply, done.error);
     const { ok: _ok, ...answer } = done;
     return { mode: gate.mode, ...answer };
@@ -84,6 +85,16 @@ function envelopeProblem(envelope: SignedCall, now: number): PactError | undefin
   if (!verifySignature(envelope.signer, signedPart(envelope), envelope.sig)) return badSignature();
   if (envelope.stateNonce !== 0) return pactError('invalid_request', 'access calls take stateNonce 0', { field: 'stateNonce' });
   return issuedAtProblem(envelope.issuedAt, now);
+}
+
+/** The desk's outcome, or 503 when the access journal could not be read or written. */
+async function guarded<T extends { ok: boolean }>(outcome: Promise<T>): Promise<T | { ok: false; error: PactError }> {
+  try {
+    return await outcome;
+  } catch (error) {
+    console.error('access journal failed:', String(error));
+    return { ok: false, error: pactError('unavailable', 'access could not be read or written now; retry') };
+  }
 }
 
 function limit(buckets: TokenBuckets | undefined, key: string, now: number): PactError | undefined {
