@@ -3,6 +3,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { wellFormedProblem } from '../protocol/well-formed.js';
 import { pactError } from '../protocol/errors.js';
 import { registerAccessRoutes, type AccessRouteDeps } from './access-routes.js';
+import { registerOpenApi } from './openapi.js';
 import { registerBlobRoutes, type BlobRouteDeps } from './blob-routes.js';
 import { installErrorHandling, sendError } from './errors.js';
 import { registerHealth, type HealthDeps } from './health.js';
@@ -61,6 +62,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   app.server.maxConnections = deps.http.maxConnections;
   installErrorHandling(app);
   await registerRateLimits(app, deps.internalToken);
+  await registerOpenApi(app, deps.version);
   registerPactRoutes(app, deps);
   registerBlobRoutes(app, deps);
   registerOfferRoutes(app, deps);
