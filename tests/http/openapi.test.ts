@@ -30,7 +30,23 @@ test('valid OpenAPI 3.1, listing every route and no test hook', async ({ stack }
     Object.keys(methods).map((method) => `${method.toUpperCase()} ${path}`),
   );
   for (const route of ROUTES) assert.ok(listed.includes(route), `${route} is not listed`);
-  assert.not.ok(listed.some((route) => route.includes('/__test')), 'test hooks are not listed');
+  assert.not.ok(listed.some((route) => route.includes('/__test') || route.includes('/reference')), 'test hooks and the reference page are not listed');
+});
+
+test('GET /reference: a browsable page whose scripts come from this server', async ({ stack }) => {
+  const page = await fetch(`${stack.url}/reference/`);
+  assert.is(page.status, 200);
+  assert.match(page.headers.get('content-type') ?? '', 'text/html');
+  const html = await page.text();
+  const scripts = [...html.matchAll(/src="([^"]+)"/g)].map((m) => m[1]!);
+  assert.ok(scripts.length > 0);
+  for (const src of scripts) {
+    assert.not.ok(/^https?:/.test(src), `${src} is not served here`);
+    const script = await fetch(new URL(src, `${stack.url}/reference/`));
+    assert.is(script.status, 200, src);
+  }
+  const initializer = await (await fetch(`${stack.url}/reference/static/swagger-initializer.js`)).text();
+  assert.match(initializer, 'json', 'the page loads this server\'s document');
 });
 
 test.run();
