@@ -1,8 +1,10 @@
 import { isUtf8 } from 'node:buffer';
+import type { AddressInfo } from 'node:net';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { wellFormedProblem } from '../protocol/well-formed.js';
 import { pactError } from '../protocol/errors.js';
 import { registerAccessRoutes, type AccessRouteDeps } from './access-routes.js';
+import { registerDiscoveryRoutes } from './discovery-routes.js';
 import { registerOpenApi } from './openapi.js';
 import { registerBlobRoutes, type BlobRouteDeps } from './blob-routes.js';
 import { installErrorHandling, sendError } from './errors.js';
@@ -70,6 +72,8 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   registerAccessRoutes(app, deps);
   registerHealth(app, deps);
   if (deps.testHooks) registerTestHooks(app, deps.testHooks);
-  app.get('/', async (_request, reply) => reply.type('text/plain').send('Pact escrow service. See /health and the README.\n'));
+  // Without a usable Host header, the pages name the port this server listens on.
+  registerDiscoveryRoutes(app, () => `http://localhost:${(app.server.address() as AddressInfo | null)?.port ?? ''}`);
+  app.get('/', async (_request, reply) => reply.type('text/plain').send('Pact escrow service. See /agents.md, /health and /reference/.\n'));
   return app;
 }

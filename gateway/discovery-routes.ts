@@ -1,0 +1,25 @@
+import { readFileSync } from 'node:fs';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+
+const template = (name: string) => readFileSync(new URL(`./discovery/${name}`, import.meta.url), 'utf8');
+const AGENTS_MD = template('agents.md');
+const LLMS_TXT = template('llms.txt');
+/** A Host header this server will write into a page: a name or address and a port, nothing else. */
+const HOST = /^[A-Za-z0-9.-]{1,253}(:[0-9]{1,5})?$|^\[[0-9A-Fa-f:.]{2,45}\](:[0-9]{1,5})?$/;
+
+/**
+ * Onboarding for agents: `GET /agents.md` (how to identify, sign, make a first pact, ask for access) and
+ * `GET /llms.txt` (an index), with this server's address as the client reached it.
+ */
+export function registerDiscoveryRoutes(app: FastifyInstance, ownAddress: () => string): void {
+  const baseOf = (request: FastifyRequest) => {
+    const host = request.headers.host;
+    return host && HOST.test(host) ? `${request.protocol}://${host}` : ownAddress();
+  };
+  app.get('/agents.md', { schema: { hide: true } }, async (request, reply) =>
+    reply.type('text/markdown; charset=utf-8').send(AGENTS_MD.replaceAll('{{base}}', baseOf(request))),
+  );
+  app.get('/llms.txt', { schema: { hide: true } }, async (request, reply) =>
+    reply.type('text/plain; charset=utf-8').send(LLMS_TXT.replaceAll('{{base}}', baseOf(request))),
+  );
+}
