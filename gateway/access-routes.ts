@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { AccessDesk } from '../access/desk.js';
 import type { AccessGate } from '../access/gate.js';
 import { adminCallProblem, normalEmail } from '../machines/access/rules.js';
@@ -39,42 +39,42 @@ export function registerAccessRoutes(app: FastifyInstance, deps: AccessRouteDeps
   app.post<{ Body: SignedCall<{ email: string; useCase?: string }> }>('/access/request', signedRoute('access.request'), async (request, reply) => {
     const now = deps.clock.now();
     const refused = envelopeProblem(request.body, now);
-    if (refused) return refuse(reply, refused);
+    if (refused) return sendError(reply, refused);
     if (open) return { mode: 'open', status: 'allowed', sent: false };
     const email = normalEmail(request.body.call.email);
-    if (!email) return refuse(reply, pactError('invalid_request', 'call.email is not an email address', { field: 'call.email' }));
+    if (!email) return sendError(reply, pactError('invalid_request', 'call.email is not an email address', { field: 'call.email' }));
     const limited = limit(perIp, clientOf(request.ip), now) ?? limit(perEmail, email, now);
-    if (limited) return refuse(reply, limited);
+    if (limited) return sendError(reply, limited);
     const sent = await guarded(desk.request(request.body.signer, email, request.body.call.useCase || undefined, now));
-    return sent.ok ? { mode: gate.mode, sent: true, expiresAt: sent.expiresAt } : refuse(reply, sent.error);
+    return sent.ok ? { mode: gate.mode, sent: true, expiresAt: sent.expiresAt } : sendError(reply, sent.error);
   });
 
   app.post<{ Body: SignedCall<{ otp: string }> }>('/access/verify', signedRoute('access.verify'), async (request, reply) => {
     const now = deps.clock.now();
     const refused = envelopeProblem(request.body, now) ?? limit(verifiesPerIp, clientOf(request.ip), now);
-    if (refused) return refuse(reply, refused);
+    if (refused) return sendError(reply, refused);
     if (open) return { mode: 'open', party: request.body.signer, status: 'allowed' };
     const verified = await guarded(desk.verify(request.body.signer, request.body.call.otp, now));
-    return verified.ok ? { mode: gate.mode, party: request.body.signer, status: verified.status } : refuse(reply, verified.error);
+    return verified.ok ? { mode: gate.mode, party: request.body.signer, status: verified.status } : sendError(reply, verified.error);
   });
 
   app.get<{ Params: { party: string } }>('/access/:party', async (request, reply) => {
     const { party } = request.params;
-    if (!isPartyId(party)) return refuse(reply, pactError('invalid_request', 'not a party id (ed25519:…)', { field: 'party' }));
+    if (!isPartyId(party)) return sendError(reply, pactError('invalid_request', 'not a party id (ed25519:…)', { field: 'party' }));
     if (open) return { mode: 'open', status: 'allowed' };
     const view = await guarded(desk.view(party).then((found) => ({ ok: true as const, ...found })));
-    return view.ok ? { mode: gate.mode, status: view.status } : refuse(reply, view.error);
+    return view.ok ? { mode: gate.mode, status: view.status } : sendError(reply, view.error);
   });
 
   app.post<{ Body: SignedCall<AdminCall> }>('/access/admin', signedRoute('access.admin'), async (request, reply) => {
     const now = deps.clock.now();
     const refused = envelopeProblem(request.body, now);
-    if (refused) return refuse(reply, refused);
-    if (adminParty === undefined || request.body.signer !== adminParty) return refuse(reply, pactError('forbidden', 'only the operator (PACT_ADMIN_PARTY) signs access.admin'));
+    if (refused) return sendError(reply, refused);
+    if (adminParty === undefined || request.body.signer !== adminParty) return sendError(reply, pactError('forbidden', 'only the operator (PACT_ADMIN_PARTY) signs access.admin'));
     const malformed = adminCallProblem(request.body.call, isPartyId);
-    if (malformed) return refuse(reply, malformed);
+    if (malformed) return sendError(reply, malformed);
     const done = await guarded(desk.admin(request.body.call, canonicalHashHex(signedPart(request.body)), now));
-    if (!done.ok) return refuse(reply, done.error);
+    if (!done.ok) return sendError(reply, done.error);
     const { ok: _ok, ...answer } = done;
     return { mode: gate.mode, ...answer };
   });
@@ -100,9 +100,4 @@ async function guarded<T extends { ok: boolean }>(outcome: Promise<T>): Promise<
 function limit(buckets: TokenBuckets | undefined, key: string, now: number): PactError | undefined {
   const limited = buckets?.take(key, 1, now);
   return limited && pactError('rate_limited', 'too many access requests; retry later', limited);
-}
-
-function refuse(reply: FastifyReply, error: PactError): FastifyReply {
-  if (typeof error.retryAfter === 'number') reply.header('retry-after', String(error.retryAfter));
-  return sendError(reply, error);
 }

@@ -5,6 +5,8 @@ export function sendError(reply: FastifyReply, error: PactError): FastifyReply {
   const status = statusOf(error);
   // Every 5xx is logged (never a body or header: they may hold signatures or payment proofs).
   if (status >= 500) console.error(`${status} ${error.error} ${reply.request.method} ${reply.request.url.split('?')[0]}: ${error.message}`);
+  // A refusal that says when to come back says it in the header too.
+  if (typeof error.retryAfter === 'number') reply.header('retry-after', String(error.retryAfter));
   return reply.code(status).send(error);
 }
 

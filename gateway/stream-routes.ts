@@ -46,7 +46,7 @@ export function registerStreamRoutes(app: FastifyInstance, deps: StreamRouteDeps
   const tokens = pullsPerMinute > 0 ? new TokenBuckets(pullsPerMinute) : undefined;
   const overQuota = (reply: FastifyReply, now: number) => {
     const retryAfter = Math.ceil((HOUR_MS - (now % HOUR_MS)) / 1000);
-    return sendError(reply.header('retry-after', String(retryAfter)), pactError('quota_exceeded', `more than ${quota.perHour} events of this publisher this hour`, { retryAfter }));
+    return sendError(reply, pactError('quota_exceeded', `more than ${quota.perHour} events of this publisher this hour`, { retryAfter }));
   };
   let waiting = 0;
 
@@ -84,7 +84,7 @@ export function registerStreamRoutes(app: FastifyInstance, deps: StreamRouteDeps
     const body = request.body ?? {};
     const limited = tokens?.take(request.ip, pullCost(body.waitSeconds ?? 0), Date.now());
     if (limited) {
-      return sendError(reply.header('retry-after', String(limited.retryAfter)), pactError('rate_limited', 'too many pulls from this address; a long poll costs more', limited));
+      return sendError(reply, pactError('rate_limited', 'too many pulls from this address; a long poll costs more', limited));
     }
     const after = await startOf(body, store);
     if (typeof after !== 'number') return sendError(reply, after);
