@@ -18,7 +18,7 @@ export interface AccessConfig {
 }
 
 /** The access settings, or an error that says what an invite-mode server lacks (it then does not start). */
-export function accessConfig(env: NodeJS.ProcessEnv): AccessConfig {
+export function accessConfig(env: NodeJS.ProcessEnv, numbers: Pick<AccessConfig, 'requestsPerIpPerHour'>): AccessConfig {
   const mode = env.PACT_ACCESS_MODE || 'open';
   if (mode !== 'open' && mode !== 'invite') throw new Error(`PACT_ACCESS_MODE is open or invite, not "${mode}"`);
   const adminParty = env.PACT_ADMIN_PARTY || undefined;
@@ -29,7 +29,7 @@ export function accessConfig(env: NodeJS.ProcessEnv): AccessConfig {
     mailFrom: env.PACT_MAIL_FROM || 'Pact <pact@localhost>',
     adminParty,
     publicUrl: env.PACT_PUBLIC_URL || undefined,
-    requestsPerIpPerHour: nonNegative('PACT_RATE_LIMIT_ACCESS', 20, env),
+    ...numbers,
   };
   if (mode === 'invite' && !config.smtpUrl) {
     throw new Error('PACT_ACCESS_MODE=invite mails one-time codes: set PACT_SMTP_URL (and PACT_MAIL_FROM) to an SMTP server');
@@ -40,8 +40,3 @@ export function accessConfig(env: NodeJS.ProcessEnv): AccessConfig {
   return config;
 }
 
-function nonNegative(name: string, fallback: number, env: NodeJS.ProcessEnv): number {
-  const value = Number(env[name] || fallback);
-  if (!Number.isSafeInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer`);
-  return value;
-}

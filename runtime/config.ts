@@ -76,7 +76,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       timeoutMs: integer('PACT_EVALUATOR_TIMEOUT_MS', 24 * 3_600_000, env),
       attemptMs: Math.max(1, integer('PACT_EVALUATOR_ATTEMPT_MS', 120_000, env)),
     }),
-    access: accessConfig(env),
+    access: accessConfig(env, { requestsPerIpPerHour: integer('PACT_RATE_LIMIT_ACCESS', 20, env) }),
     partitions: Math.max(1, integer('PACT_PARTITIONS', 8, env)),
     replicas: Math.max(1, integer('PACT_REPLICAS', 1, env)),
     journalMaxBytes: Math.max(1, integer('PACT_JOURNAL_MAX_BYTES', DEFAULT_JOURNAL_MAX_BYTES, env)),
