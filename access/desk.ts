@@ -23,6 +23,7 @@ export interface AccessDeskDeps {
 
 type Outcome<T> = ({ ok: true } & T) | { ok: false; error: PactError };
 type Decision<T> = { event?: PartyEvent; error?: PactError; answer?: T };
+type Loaded = { access: PartyAccess; lastSeq: number; nonce: number; rules: EmailRules };
 
 /** Appends that lost a compare-and-set to another node are decided again on what the journal then holds. */
 const ATTEMPTS = 3;
@@ -49,7 +50,8 @@ export class AccessDesk {
    */
   async request(party: PartyId, email: string, useCase: string | undefined, now: number): Promise<Outcome<{ expiresAt: number }>> {
     const expiresAt = now + CODE_LIFETIME_MS;
-    const [{ access }, { rules }] = await Promise.all([this.party(party), this.rules()]);
+    const loaded = await this.load(party);
+    const { access, rules } = loaded;
     const limited = requestProblem(access, now);
     if (limited) return { ok: false, error: limited };
     const salt = newSalt();
@@ -64,7 +66,7 @@ export class AccessDesk {
     return this.decide(party, (current) => {
       const over = requestProblem(current, now); // another node took the last of the hour meanwhile
       return over ? { error: over } : { event: { type: 'codeSent', at: now, code: pendingCode }, answer: { expiresAt } };
-    });
+    }, loaded);
   }
 
   /** Checks `otp` against the party's live code: allowed or pending when right; 401 `wrong_code` otherwise. */
@@ -107,12 +109,13 @@ export class AccessDesk {
   }
 
   /**
-   * Loads the party and the rules, lets `decide` say what happens, and appends its event compare-and-set;
-   * when another node wrote first, decides again on what the journal holds.
+   * Loads the party and the rules (or starts from `loaded`, read by the caller), lets `decide` say what
+   * happens, and appends its event compare-and-set; when another node wrote first, decides again on what
+   * the journal then holds.
    */
-  private async decide<T extends object>(party: PartyId, decide: (access: PartyAccess, rules: EmailRules) => Decision<T>): Promise<Outcome<T>> {
+  private async decide<T extends object>(party: PartyId, decide: (access: PartyAccess, rules: EmailRules) => Decision<T>, loaded?: Loaded): Promise<Outcome<T>> {
     for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
-      const [{ access, lastSeq, nonce }, { rules }] = await Promise.all([this.party(party), this.rules()]);
+      const { access, lastSeq, nonce, rules } = attempt === 1 && loaded ? loaded : await this.load(party);
       const { event, error, answer } = decide(access, rules);
       try {
         if (event) await this.deps.journal.append({ kind: 'party', party, nonce, event, state: evolveParty(access, event) }, lastSeq);
@@ -138,6 +141,12 @@ export class AccessDesk {
       }
     }
     return { ok: false, error: busy() };
+  }
+
+  /** The party (its last entry's state, sequence and the next nonce) and the rules, read together. */
+  private async load(party: PartyId): Promise<Loaded> {
+    const [loaded, { rules }] = await Promise.all([this.party(party), this.rules()]);
+    return { ...loaded, rules };
   }
 
   /** The party as its last entry holds it, that entry's sequence, and the next nonce. */
