@@ -66,7 +66,7 @@ export class OfferDesk {
     if (!verifySignature(envelope.signer, signedPart(envelope), envelope.sig)) return { ok: false, error: pactError('invalid_signature', 'the signature does not verify') };
     const closed = await this.deps.gate.problem(envelope.signer);
     if (closed) return { ok: false, error: closed };
-    const publisher = (await this.deps.records.record(offerId))?.offer.by;
+    const publisher = this.deps.gate.mode === 'invite' ? (await this.deps.records.record(offerId))?.offer.by : undefined; // open: nobody to turn away
     if (publisher && (await this.deps.gate.problem(publisher))) {
       return { ok: false, error: pactError('offer_not_acceptable', 'the offer’s publisher may no longer trade on this server') };
     }
