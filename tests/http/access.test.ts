@@ -24,7 +24,8 @@ test.before(async (context) => {
   writeFileSync(keyFile, `${randomBytes(32).toString('hex')}\n`);
   const env = { PACT_ACCESS_MODE: 'invite', PACT_SMTP_URL: context.mail.url, PACT_MAIL_FROM: 'Pact <pact@test.example>', PACT_ADMIN_PARTY: context.admin.party, PACT_SERVER_KEY_FILE: keyFile };
   context.first = await Stack.start({ env });
-  context.second = await Stack.start({ env, natsUrl: context.first.natsUrl });
+  // The second server limits codes per client (the first has no such limit, so the other tests can ask freely).
+  context.second = await Stack.start({ env: { ...env, PACT_RATE_LIMIT_ACCESS: '3' }, natsUrl: context.first.natsUrl });
 });
 test.after(async ({ first, second, mail }) => {
   await second.stop();
@@ -190,6 +191,14 @@ test('a party guessing codes is stopped: five wrong tries end the code; a sixth 
   assert.is(sixth.status, 429);
   assert.is(errorOf(sixth), 'rate_limited');
   assert.ok(Number(sixth.headers.get('retry-after')) > 0);
+});
+
+test('one client gets at most PACT_RATE_LIMIT_ACCESS codes an hour, whatever keys and addresses it uses', async ({ second }) => {
+  for (let i = 0; i < 3; i++) assert.is((await second.client.requestAccess(generateKeyPair(), address())).status, 200);
+  const over = await second.client.requestAccess(generateKeyPair(), address());
+  assert.is(over.status, 429);
+  assert.is(errorOf(over), 'rate_limited');
+  assert.ok(Number(over.headers.get('retry-after')) > 0);
 });
 
 test('one address gets at most five codes an hour, whoever asks', async ({ first }) => {
