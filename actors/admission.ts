@@ -53,11 +53,15 @@ export const createdPactId = (envelope: SignedCall) => pactIdOfDigest(canonicalD
 /** A created pact's id from its create call's digest (the one its signature covers): its first 16 bytes in hex. */
 const pactIdOfDigest = (digest: Uint8Array) => `p_${Buffer.from(digest.buffer, digest.byteOffset, 16).toString('hex')}`;
 
-export function admit(pactId: string, command: HostCommand, kind: CommandKind, now: number): Admitting {
+/**
+ * `wallNow` judges the freshness of a create's `issuedAt` (see protocol/issued-at.ts); the audit passes undefined,
+ * as freshness is judged once, at arrival, and a replayed create names the same pact anyway.
+ */
+export function admit(pactId: string, command: HostCommand, kind: CommandKind, wallNow: number | undefined): Admitting {
   if (kind !== commandKindOf(command)) return { error: pactError('forbidden', `a ${command.type} command cannot come on the ${kind} subject`) };
   switch (command.type) {
     case 'signed':
-      return admitSignedCall(pactId, command.envelope, command.payment, now);
+      return admitSignedCall(pactId, command.envelope, command.payment, wallNow);
     case 'verdict':
       return admitVerdict(pactId, command.verdict);
     case 'accepted':
@@ -71,8 +75,8 @@ export function admit(pactId: string, command: HostCommand, kind: CommandKind, n
 }
 
 /** The whole admission on this thread, the signature checked here too (the audit re-admits this way). */
-export function admitNow(pactId: string, command: HostCommand, kind: CommandKind, now: number): Admission {
-  const admitting = admit(pactId, command, kind, now);
+export function admitNow(pactId: string, command: HostCommand, kind: CommandKind, wallNow: number | undefined): Admission {
+  const admitting = admit(pactId, command, kind, wallNow);
   if (!('signature' in admitting)) return admitting;
   const { signer, digest, sig, refusal } = admitting.signature;
   return verifyBytes(signer, digest, sig) ? admitting.then() : { error: refusal };
@@ -96,7 +100,7 @@ function unsignableProblem(value: unknown): PactError | undefined {
   return problem ? pactError('invalid_request', problem) : undefined;
 }
 
-function admitSignedCall(pactId: string, envelope: SignedCall, payment: string | undefined, now: number): Admitting {
+function admitSignedCall(pactId: string, envelope: SignedCall, payment: string | undefined, wallNow: number | undefined): Admitting {
   const action = envelope?.action as PactAction;
   const validate = callValidators.get(action);
   if (!validate) return { error: pactError('invalid_signature', `the call is signed for ${String(action)}, not for a pact route`) };
@@ -107,21 +111,21 @@ function admitSignedCall(pactId: string, envelope: SignedCall, payment: string |
   const signature = signatureCheck(envelope, pactError('invalid_signature', 'the signature does not verify'));
   const expectedId = action === 'pacts.create' ? pactIdOfDigest(signature.digest) : envelope.pactId;
   if (expectedId !== pactId) return { error: pactError('invalid_signature', `the call is signed for pact "${envelope.pactId}"`) };
-  return { signature, then: () => BUILDERS[action](envelope, payment, now) };
+  return { signature, then: () => BUILDERS[action](envelope, payment, wallNow) };
 }
 
 const signatureCheck = (signed: { signer: string; sig: string }, refusal: PactError): SignatureCheck =>
   ({ signer: signed.signer, digest: canonicalDigest(signedPart(signed)), sig: signed.sig, refusal });
 
-type Builder = (envelope: SignedCall<any>, payment: string | undefined, now: number) => Admission;
+type Builder = (envelope: SignedCall<any>, payment: string | undefined, wallNow: number | undefined) => Admission;
 
 /** How each verified call becomes a command, with the checks that need nothing but the call. */
 const BUILDERS: Record<PactAction, Builder> = {
-  'pacts.create': (envelope: SignedCall<PactSpec>, _payment, now) => {
+  'pacts.create': (envelope: SignedCall<PactSpec>, _payment, wallNow) => {
     const refused =
       (envelope.stateNonce !== 0 ? pactError('invalid_request', 'create takes stateNonce 0', { field: 'stateNonce' }) : undefined) ??
       specProblem(envelope.call) ??
-      issuedAtProblem(envelope.issuedAt, now);
+      (wallNow === undefined ? undefined : issuedAtProblem(envelope.issuedAt, wallNow));
     return refused ? { error: refused } : { command: { type: 'create', spec: envelope.call, signer: envelope.signer } };
   },
   'pacts.fund': (envelope, payment) => {

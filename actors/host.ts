@@ -149,8 +149,8 @@ export class ActorHost {
    * wakes the pact's actor.
    */
   run(message: CommandMessage, kind: CommandKind): Promise<CommandReply> {
-    const now = this.clock.now(); // the command's time: admission and decision judge it at its arrival
-    const admitting = safely(message.id, () => admit(message.pactId, message.command, kind, now));
+    const now = this.clock.now(); // the command's time: the decision judges it at its arrival
+    const admitting = safely(message.id, () => admit(message.pactId, message.command, kind, Date.now()));
     if ('error' in admitting) return Promise.resolve({ ok: false, error: admitting.error });
     // The pact's queue is joined now, while the signature is checked, so its commands keep their arrival order.
     return this.apply(message, this.admitted(admitting, message.id, gatedCommand(message.command)), now);

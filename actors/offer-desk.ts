@@ -70,7 +70,7 @@ export class OfferDesk {
     if (publisher && (await this.deps.gate.problem(publisher))) {
       return { ok: false, error: pactError('offer_not_acceptable', 'the offer’s publisher may no longer trade on this server') };
     }
-    const stale = issuedAtProblem(envelope.issuedAt, now);
+    const stale = issuedAtProblem(envelope.issuedAt);
     if (stale) return { ok: false, error: stale };
     const accepted: Accepted = await this.inTurn(offerId, (actor) => actor.accept(envelope, now));
     if (!accepted.ok) return accepted;

@@ -53,7 +53,7 @@ function signatureProblem(entry: JournalEntry): string | undefined {
 
 /** Admits `command` as the host did at `at`, and compares the event it makes with the journaled one. */
 function commandProblem(entry: JournalEntry, command: HostCommand, at: number): string | undefined {
-  const admission = admitNow(entry.pactId, command, 'signed', at);
+  const admission = admitNow(entry.pactId, command, 'signed', undefined);
   if ('error' in admission) return `${admission.error.error}: ${admission.error.message}`;
   const admitted = admission.command;
   if (admitted.type === 'create') return 'a create call on a pact that exists';
@@ -70,7 +70,7 @@ function createdProblem(entry: JournalEntry, pact: Pact): string | undefined {
   const command: HostCommand = entry.offer
     ? { type: 'accepted', offer: entry.offer, envelope: entry.envelope as AcceptCall }
     : { type: 'signed', envelope: entry.envelope! };
-  const admission = admitNow(entry.pactId, command, commandKindOf(command), pact.createdAt);
+  const admission = admitNow(entry.pactId, command, commandKindOf(command), undefined);
   if ('error' in admission) return `${admission.error.error}: ${admission.error.message}`;
   if (admission.command.type !== 'create') return `the first entry's call is ${entry.envelope!.action}`;
   const expected = newPact({

@@ -38,7 +38,7 @@ export function registerAccessRoutes(app: FastifyInstance, deps: AccessRouteDeps
 
   app.post<{ Body: SignedCall<{ email: string; useCase?: string }> }>('/access/request', signedRoute('access.request'), async (request, reply) => {
     const now = deps.clock.now();
-    const refused = envelopeProblem(request.body, now);
+    const refused = envelopeProblem(request.body);
     if (refused) return sendError(reply, refused);
     if (open) return { mode: 'open', status: 'allowed', sent: false };
     const email = normalEmail(request.body.call.email);
@@ -51,7 +51,7 @@ export function registerAccessRoutes(app: FastifyInstance, deps: AccessRouteDeps
 
   app.post<{ Body: SignedCall<{ otp: string }> }>('/access/verify', signedRoute('access.verify'), async (request, reply) => {
     const now = deps.clock.now();
-    const refused = envelopeProblem(request.body, now) ?? limit(verifiesPerIp, clientOf(request.ip), now);
+    const refused = envelopeProblem(request.body) ?? limit(verifiesPerIp, clientOf(request.ip), now);
     if (refused) return sendError(reply, refused);
     if (open) return { mode: 'open', party: request.body.signer, status: 'allowed' };
     const verified = await guarded(desk.verify(request.body.signer, request.body.call.otp, now));
@@ -68,7 +68,7 @@ export function registerAccessRoutes(app: FastifyInstance, deps: AccessRouteDeps
 
   app.post<{ Body: SignedCall<AdminCall> }>('/access/admin', signedRoute('access.admin'), async (request, reply) => {
     const now = deps.clock.now();
-    const refused = envelopeProblem(request.body, now);
+    const refused = envelopeProblem(request.body);
     if (refused) return sendError(reply, refused);
     if (adminParty === undefined || request.body.signer !== adminParty) return sendError(reply, pactError('forbidden', 'only the operator (PACT_ADMIN_PARTY) signs access.admin'));
     const malformed = adminCallProblem(request.body.call, isPartyId);
@@ -81,10 +81,10 @@ export function registerAccessRoutes(app: FastifyInstance, deps: AccessRouteDeps
 }
 
 /** An access call's envelope: its signature (401), then stateNonce 0 (400) and a fresh issuedAt (422). */
-function envelopeProblem(envelope: SignedCall, now: number): PactError | undefined {
+function envelopeProblem(envelope: SignedCall): PactError | undefined {
   if (!verifySignature(envelope.signer, signedPart(envelope), envelope.sig)) return badSignature();
   if (envelope.stateNonce !== 0) return pactError('invalid_request', 'access calls take stateNonce 0', { field: 'stateNonce' });
-  return issuedAtProblem(envelope.issuedAt, now);
+  return issuedAtProblem(envelope.issuedAt);
 }
 
 /** The desk's outcome, or 503 when the access journal could not be read or written. */

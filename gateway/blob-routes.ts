@@ -159,7 +159,7 @@ async function checkedUpload(request: FastifyRequest<{ Params: Params }>, reply:
   if (closed) return sendError(reply, closed);
   if (!mayUpload(pact, signer)) return sendError(reply, pactError('forbidden', 'only the pact’s parties and its evaluator may upload'));
   if (pact.state === 'SETTLED' || pact.state === 'CANCELLED') return sendError(reply, pactError('invalid_state', `the pact is ${pact.state}`, { state: pact.state }));
-  const stale = issuedAtProblem(issuedAt, deps.clock.now());
+  const stale = issuedAtProblem(issuedAt);
   if (stale) return sendError(reply, stale);
   return receive(request, reply, deps, headers, pact);
 }
@@ -225,7 +225,7 @@ async function link(request: FastifyRequest<{ Params: LinkParams; Body: LinkBody
   if (!verifySignature(signer, { action: 'link', pactId: id, hash, issuedAt }, sig)) return sendError(reply, badSignature());
   if (!mayLink(pact, signer)) return sendError(reply, pactError('forbidden', 'links are only for the pact’s funded parties and its evaluator'));
   const now = deps.clock.now();
-  const stale = issuedAtProblem(issuedAt, now);
+  const stale = issuedAtProblem(issuedAt);
   if (stale) return sendError(reply, stale);
   if (!(await deps.blobs.uploads.has(id, hash))) return sendError(reply, pactError('not_found', `no blob ${hash} on pact ${id}`));
   const expiresAt = now + deps.blobs.limits.linkTtlMs;

@@ -222,7 +222,7 @@ test('refusals: bad address 400, bad code 400, stateNonce 400, another action 40
   await expect(first.client.verifyAccess(key, '12345'), 400, 'invalid_request');
   await expect(first.client.request('POST', '/access/request', first.client.signedCall(key, 'access.request', '', 1, { email: address() })), 400, 'invalid_request');
   await expect(first.client.request('POST', '/access/request', first.client.signedCall(key, 'access.verify', '', 0, { email: address() })), 401, 'invalid_signature');
-  await expect(first.client.requestAccess(key, address(), undefined, first.now - 11 * 60_000), 422, 'stale_issuedAt');
+  await expect(first.client.requestAccess(key, address(), undefined, Date.now() - 11 * 60_000), 422, 'stale_issuedAt');
   await expect(first.client.adminAccess(key, { action: 'allow', target: key.party }), 403, 'forbidden');
   await expect(first.client.adminAccess(admin, { action: 'allow', target: 'someone' }), 400, 'invalid_request');
   await expect(first.client.adminAccess(admin, { action: 'allow-email', target: 'nobody' }), 400, 'invalid_request');

@@ -322,11 +322,19 @@ test('create overriding the evaluator policy: 400 evaluator_policy_is_server_own
 });
 
 test('create with issuedAt 11 minutes old: 422 stale_issuedAt; 11 minutes ahead: 422 too_early', async () => {
-  const now = await serverNow();
+  const now = Date.now();
   const { seller, body } = createCall();
   await refusedCreate(resigned(body, (b) => (b.issuedAt = now - 11 * MINUTE), seller), 422, 'stale_issuedAt');
   await refusedCreate(resigned(body, (b) => (b.issuedAt = now + 11 * MINUTE), seller), 422, 'too_early');
   assertOk(await post('/pacts', resigned(body, (b) => (b.issuedAt = now), seller)));
+});
+
+test('issuedAt is judged by the wall clock: after the test clock moves two hours, a call stamped Date.now() is fresh', async () => {
+  await stack.advanceClock(2 * HOUR);
+  const { seller, body } = createCall();
+  const stamped = resigned(body, (b) => (b.issuedAt = Date.now()), seller);
+  assertOk(await post('/pacts', stamped));
+  await refusedCreate(resigned(body, (b) => (b.issuedAt = stack.now), seller), 422, 'too_early');
 });
 
 test('create replayed: 200 with the same pact, stateNonce unchanged, also after a fund', async () => {

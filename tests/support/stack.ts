@@ -39,11 +39,11 @@ export class Stack {
   }
 
   get client(): PactClient {
-    this.pactClient ??= new PactClient(`http://127.0.0.1:${this.port}`, () => this.now);
+    this.pactClient ??= new PactClient(`http://127.0.0.1:${this.port}`);
     return this.pactClient;
   }
 
-  /** The server's clock as last seen through the test hook; signed calls are stamped with it. */
+  /** The server's clock as last seen through the test hook (signed calls are stamped with wall time, as a client's are). */
   now = Date.now();
 
   /**
