@@ -2,7 +2,7 @@ import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:
 import { CipherSuite, HkdfSha256 } from '@hpke/core';
 import { Chacha20Poly1305 } from '@hpke/chacha20poly1305';
 import { DhkemX25519HkdfSha256 } from '@hpke/dhkem-x25519';
-import { jcs } from '../protocol/digest.js';
+import { jcs } from '../protocol/jcs.js';
 import type { KeyPair } from '../protocol/sign.js';
 import { MAX_EVENT_LIFETIME_MS, type PrivateEvent } from '../stream/event.js';
 import { signEvent } from './stream.js';

@@ -1,12 +1,7 @@
 import { createHash } from 'node:crypto';
-import canonicalize from 'canonicalize';
+import { jcs } from './jcs.js';
 
-/** RFC 8785 (JCS) text of a JSON value. */
-export function jcs(value: unknown): string {
-  const text = canonicalize(value);
-  if (text === undefined) throw new Error('value has no JSON form');
-  return text;
-}
+// The server's digest, on node:crypto (the verifying hot path); signers use protocol/sign.ts, which runs anywhere.
 
 const sha256OfJcs = (value: unknown) => createHash('sha256').update(jcs(value), 'utf8').digest();
 

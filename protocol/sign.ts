@@ -1,7 +1,7 @@
 import * as ed from '@noble/ed25519';
-import { sha512 } from '@noble/hashes/sha2.js';
-import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';
-import { canonicalDigest } from './digest.js';
+import { sha256, sha512 } from '@noble/hashes/sha2.js';
+import { bytesToHex, hexToBytes, utf8ToBytes } from '@noble/hashes/utils.js';
+import { jcs } from './jcs.js';
 import { partyIdFromPublicKey, type PartyId } from './party.js';
 
 ed.hashes.sha512 = sha512;
@@ -25,9 +25,9 @@ export function generateKeyPair(): KeyPair {
   return keyPairFromSeed(ed.utils.randomSecretKey());
 }
 
-/** Lowercase hex Ed25519 signature over SHA-256(JCS(payload)). */
+/** Lowercase hex Ed25519 signature over SHA-256(JCS(payload)); noble only, so it runs in Node and in browsers. */
 export function signPayload(payload: unknown, key: KeyPair): string {
-  return bytesToHex(ed.sign(canonicalDigest(payload), key.secretKey));
+  return bytesToHex(ed.sign(sha256(utf8ToBytes(jcs(payload))), key.secretKey));
 }
 
 /** Returns `payload` with `sig` added. */

@@ -39,7 +39,8 @@ export class Stack {
   }
 
   get client(): PactClient {
-    this.pactClient ??= new PactClient(`http://127.0.0.1:${this.port}`);
+    // Tests see every refusal as it is: no nonce retries.
+    this.pactClient ??= new PactClient(`http://127.0.0.1:${this.port}`, { nonceRetries: 0 });
     return this.pactClient;
   }
 

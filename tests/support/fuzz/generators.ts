@@ -1,5 +1,6 @@
 import { parsePaymentHeader } from '../../../actors/admission.js';
-import { canonicalHashHex, jcs } from '../../../protocol/digest.js';
+import { canonicalHashHex } from '../../../protocol/digest.js';
+import { jcs } from '../../../protocol/jcs.js';
 import { signedPart } from '../../../protocol/signed-call.js';
 import {
   clone,

@@ -2,7 +2,7 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import type { PactSpec } from '../../../machines/pact/spec.js';
 import type { Pact, PactState } from '../../../machines/pact/types.js';
-import { jcs } from '../../../protocol/digest.js';
+import { jcs } from '../../../protocol/jcs.js';
 import type { Action } from '../../../protocol/signed-call.js';
 import { tradeSpec } from '../parties.js';
 import type { Stack } from '../stack.js';
