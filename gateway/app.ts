@@ -73,7 +73,6 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   registerHealth(app, deps);
   if (deps.testHooks) registerTestHooks(app, deps.testHooks);
   // Without a usable Host header, the pages name the port this server listens on.
-  registerDiscoveryRoutes(app, () => `http://localhost:${(app.server.address() as AddressInfo | null)?.port ?? ''}`);
-  app.get('/', async (_request, reply) => reply.type('text/plain').send('Pact escrow service. See /agents.md, /health and /reference/.\n'));
+  registerDiscoveryRoutes(app, deps, () => `http://localhost:${(app.server.address() as AddressInfo | null)?.port ?? ''}`);
   return app;
 }

@@ -6,7 +6,7 @@ import type { Projector } from '../projection/projector.js';
 import type { ServerPolicy } from '../machines/pact/spec.js';
 import type { PartyId } from '../protocol/party.js';
 import type { ReadModel } from '../projection/read-model.js';
-import type { Rail } from '../rails/rail.js';
+import type { Rail, RailHealth } from '../rails/rail.js';
 import type { AccessGate } from '../access/gate.js';
 import type { Clock } from '../runtime/clock.js';
 
@@ -27,6 +27,14 @@ export interface HealthDeps {
 
 const NATS_ANSWER_MS = 500;
 
+/** Each rail's own report, asked now: `GET /health` and the landing page show the same. */
+export function railHealthOf(rails: ReadonlyMap<string, Rail>): Promise<(readonly [string, RailHealth])[]> {
+  return Promise.all([...rails.values()].map(async (rail) => [rail.name, await rail.health()] as const));
+}
+
+/** A rail takes pacts when it is live and solvent. */
+export const railReady = (health: RailHealth): boolean => health.live && health.solvency.ok;
+
 /** Whether every connection reaches NATS within NATS_ANSWER_MS (a flush waits for the server's answer). */
 async function natsReachable(connections: NatsConnection[]): Promise<boolean> {
   const timeout = new Promise<false>((resolve) => setTimeout(() => resolve(false), NATS_ANSWER_MS).unref());
@@ -43,13 +51,13 @@ export function registerHealth(app: FastifyInstance, deps: HealthDeps): void {
   app.get('/health', async () => {
     const rails = [...deps.rails.values()];
     const [railHealth, natsUp, counts] = await Promise.all([
-      Promise.all(rails.map(async (rail) => [rail.name, await rail.health()] as const)),
+      railHealthOf(deps.rails),
       natsReachable(deps.natsConnections),
       deps.projector.allWritten(NATS_ANSWER_MS).then(() => deps.readModel.stateCounts()), // counts with this node's latest writes
     ]);
     const problems = [
       ...(natsUp ? [] : ['NATS does not answer: writes are refused (503) until it is back']),
-      ...railHealth.filter(([, health]) => !health.live || !health.solvency.ok).map(([name]) => `rail ${name} is not ready`),
+      ...railHealth.filter(([, health]) => !railReady(health)).map(([name]) => `rail ${name} is not ready`),
     ];
     const payouts = deps.payoutWorker.pending;
     return {
