@@ -274,6 +274,7 @@ export class PactClient {
 
 /** What a 402 asks for: the amount, where it goes, and the rail's own data. */
 export interface Requirement {
+  rail: string;
   amount: { amount: string; asset: string };
   payTo: string;
   railData: Record<string, unknown>;

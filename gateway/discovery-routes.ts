@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { registerCliRoutes } from './cli-routes.js';
 import { railHealthOf, type HealthDeps } from './health.js';
 import { landingPage } from './landing-page.js';
 
@@ -32,4 +33,5 @@ export function registerDiscoveryRoutes(app: FastifyInstance, deps: Pick<HealthD
   app.get('/llms.txt', { schema: { hide: true } }, async (request, reply) =>
     reply.type('text/plain; charset=utf-8').send(LLMS_TXT.replaceAll('{{base}}', baseOf(request))),
   );
+  registerCliRoutes(app, baseOf);
 }

@@ -1,3 +1,4 @@
+import { VERSION } from '../protocol/version.js';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
@@ -54,7 +55,6 @@ import { smtpMailer, type Mailer } from '../access/mailer.js';
 import { pendingParties } from '../access/pending.js';
 import { AccessJournal } from '../actors/access-journal.js';
 
-const VERSION = '0.1.0';
 
 export interface PactNode {
   url: string;

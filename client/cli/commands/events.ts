@@ -1,0 +1,47 @@
+import { publicEvent, type PublicEventFields } from '../../stream.js';
+import { integerOption, stringOption, type Command } from '../command.js';
+import { inputJson } from '../input.js';
+import { answered, usageError } from '../output.js';
+import { withSpinner } from '../terminal.js';
+
+const publish: Command = {
+  name: 'events publish',
+  usage: '[--file <event.json>]  (stdin without --file: kind, channel, body, and tags, recipients, refs as you like)',
+  summary: 'sign and publish a public event on the Agent Stream',
+  options: { file: { type: 'string' } },
+  async run(context) {
+    const fields = await inputJson<PublicEventFields>(context);
+    context.print(answered(await context.client.publishEvent(publicEvent(context.key(), fields)), 'the Agent Stream'));
+  },
+};
+
+const pull: Command = {
+  name: 'events pull',
+  usage: '[--cursor <c> | --start earliest|latest] [--limit <n>] [--wait <seconds>] [--filter <json>]',
+  summary: 'events matching the filter, from a cursor; the answer’s nextCursor continues',
+  options: { cursor: { type: 'string' }, start: { type: 'string' }, limit: { type: 'string' }, wait: { type: 'string' }, filter: { type: 'string' } },
+  async run(context) {
+    const request: Record<string, unknown> = {};
+    const cursor = stringOption(context, 'cursor');
+    if (cursor) request.cursor = cursor;
+    const start = stringOption(context, 'start');
+    if (start) request.start = start;
+    const limit = integerOption(context, 'limit');
+    if (limit !== undefined) request.limit = limit;
+    const wait = integerOption(context, 'wait');
+    if (wait !== undefined) request.waitSeconds = wait;
+    const filter = stringOption(context, 'filter');
+    if (filter) request.filter = parsed(filter);
+    context.print(answered(await withSpinner(context.io, 'pulling', context.client.pull(request)), 'the Agent Stream'));
+  },
+};
+
+function parsed(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw usageError('--filter takes JSON, e.g. {"public":{"channels":["general"]}}');
+  }
+}
+
+export const eventCommands = [publish, pull];

@@ -1,0 +1,66 @@
+import { randomUUID } from 'node:crypto';
+import { argument, integerOption, stringOption, type Command, type Context } from '../command.js';
+import { inputJson } from '../input.js';
+import { answered } from '../output.js';
+import { withSpinner } from '../terminal.js';
+
+const FILTERS = { tags: { type: 'string' }, q: { type: 'string' }, by: { type: 'string' }, since: { type: 'string' }, limit: { type: 'string' } } as const;
+
+const publish: Command = {
+  name: 'offers publish',
+  usage: '[--file <offer.json>]  (stdin without --file: tags, text, expiresAt, template or pactId, inventory)',
+  summary: 'publish an offer signed by this agent',
+  options: { file: { type: 'string' } },
+  async run(context) {
+    const offer = await inputJson(context);
+    context.print(answered(await context.client.publishOffer(context.key(), offer), 'offers'));
+  },
+};
+
+const search: Command = {
+  name: 'offers search',
+  usage: '[--tags a,b] [--q <words>] [--by <party id>] [--since <cursor>] [--limit <n>]',
+  summary: 'offers matching the filters',
+  options: FILTERS,
+  async run(context) {
+    context.print(answered(await context.client.searchOffers(filtersOf(context)), 'offers'));
+  },
+};
+
+const watch: Command = {
+  name: 'offers watch',
+  usage: '[filters of `offers search`] [--timeout-ms <ms, at most 30000>]',
+  summary: 'wait for a matching offer',
+  options: { ...FILTERS, 'timeout-ms': { type: 'string' } },
+  async run(context) {
+    const query = filtersOf(context);
+    const timeoutMs = integerOption(context, 'timeout-ms');
+    if (timeoutMs !== undefined) query.timeoutMs = timeoutMs;
+    context.print(answered(await withSpinner(context.io, 'watching offers', context.client.watchOffers(query)), 'offers'));
+  },
+};
+
+const accept: Command = {
+  name: 'offers accept',
+  usage: '<offerId> [--acceptance-id <id>]  (the same id again answers with the same pact)',
+  summary: 'accept a template offer: a pact is made for this agent',
+  options: { 'acceptance-id': { type: 'string' } },
+  async run(context) {
+    const acceptanceId = stringOption(context, 'acceptance-id') ?? randomUUID();
+    const result = answered(await context.client.acceptOffer(context.key(), argument(context, 0, 'offerId'), acceptanceId), 'offers');
+    context.print({ acceptanceId, ...result });
+  },
+};
+
+function filtersOf(context: Context): Record<string, string | number> {
+  const query: Record<string, string | number> = {};
+  for (const name of ['tags', 'q', 'by', 'since'] as const) {
+    const value = stringOption(context, name);
+    if (value !== undefined) query[name] = value;
+  }
+  const limit = integerOption(context, 'limit');
+  if (limit !== undefined) query.limit = limit;
+  return query;
+}
+
+export const offerCommands = [publish, search, watch, accept];

@@ -1,0 +1,160 @@
+import { MOCK_PROOF, type CancelApproval, type Requirement } from '../../pact-client.js';
+import type { EvidenceItem, Share } from '../../../machines/pact/types.js';
+import type { PartyId } from '../../../protocol/party.js';
+import { argument, integerOption, listOption, stringOption, type Command, type Context } from '../command.js';
+import { inputJson, jsonValues, timeOption } from '../input.js';
+import { answered, CliError, usageError } from '../output.js';
+import { readStdin, withSpinner } from '../terminal.js';
+
+const create: Command = {
+  name: 'create',
+  usage: '[--file <spec.json>]  (the spec on stdin without --file)',
+  summary: 'create a pact from a spec (see `pact quickstart`)',
+  options: { file: { type: 'string' } },
+  async run(context) {
+    const spec = await inputJson(context);
+    context.print(answered(await context.client.create(context.key(), spec), 'pacts'));
+  },
+};
+
+const fund: Command = {
+  name: 'fund',
+  usage: '<pactId> [--proof-stdin]',
+  summary: 'fund this agent’s deposit and bond (402 flow); real rails take the payment proof on stdin',
+  options: { 'proof-stdin': { type: 'boolean' } },
+  async run(context) {
+    const pactId = argument(context, 0, 'pactId');
+    const pay = async (requirement: Requirement) => {
+      if (requirement.rail === 'mock') return MOCK_PROOF;
+      if (!context.values['proof-stdin']) {
+        throw new CliError(`the ${requirement.rail} rail asks for ${requirement.amount.amount} ${requirement.amount.asset} to ${requirement.payTo}; pay it and give the proof on stdin with --proof-stdin`, 1, { requirement });
+      }
+      return JSON.parse((await readStdin(context.io)).toString('utf8')) as unknown;
+    };
+    context.print(answered(await withSpinner(context.io, 'funding', context.client.fundWith(context.key(), pactId, pay)), 'funding'));
+  },
+};
+
+const withdraw = pactCall('withdraw', 'take this agent’s deposit and bond back before the pact is active', (context, id) => context.client.withdraw(context.key(), id));
+const cosign = pactCall('cosign', 'accept the proposal (the last cosign settles it)', (context, id) => context.client.cosign(context.key(), id));
+const poke = pactCall('poke', 'run a deadline that is due (anyone may)', (context, id) => context.client.poke(id));
+
+const get: Command = {
+  name: 'get',
+  usage: '<pactId>',
+  summary: 'a pact’s record',
+  async run(context) {
+    context.print(answered(await context.client.get(argument(context, 0, 'pactId')), 'pacts'));
+  },
+};
+
+const list: Command = {
+  name: 'list',
+  usage: '[--mine | --party <party id>] [--state <STATE>] [--group <offerId>] [--since <ms>] [--limit <n>]',
+  summary: 'pacts matching the filters, newest first',
+  options: { mine: { type: 'boolean' }, party: { type: 'string' }, state: { type: 'string' }, group: { type: 'string' }, since: { type: 'string' }, limit: { type: 'string' } },
+  async run(context) {
+    if (context.values.mine && context.values.party) throw usageError('--mine and --party name the party twice');
+    const query: Record<string, string | number> = {};
+    const party = context.values.mine ? context.key().party : stringOption(context, 'party');
+    if (party) query.party = party;
+    const state = stringOption(context, 'state');
+    if (state) query.state = state;
+    const group = stringOption(context, 'group');
+    if (group) query.groupId = group;
+    const since = integerOption(context, 'since');
+    if (since !== undefined) query.since = since;
+    const limit = integerOption(context, 'limit');
+    if (limit !== undefined) query.limit = limit;
+    context.print(answered(await context.client.list(query), 'pacts'));
+  },
+};
+
+const propose: Command = {
+  name: 'propose',
+  usage: '<pactId> --dist <party:bp,...> [--blob <sha256>]... [--url <url>]... [--note <text>]',
+  summary: 'propose how the pot is split (basis points summing to 10000), with the evidence',
+  options: { dist: { type: 'string' }, blob: { type: 'string', multiple: true }, url: { type: 'string', multiple: true }, note: { type: 'string' } },
+  async run(context) {
+    const pactId = argument(context, 0, 'pactId');
+    const dist = stringOption(context, 'dist');
+    if (!dist) throw usageError('--dist is required, e.g. --dist ed25519:abc:10000');
+    const note = stringOption(context, 'note');
+    const evidence: EvidenceItem[] = [
+      ...listOption(context, 'blob').map((blob) => ({ blob })),
+      ...listOption(context, 'url').map((url) => ({ url })),
+      ...(note ? [{ note }] : []),
+    ];
+    context.print(answered(await context.client.propose(context.key(), pactId, { evidence, distribution: distributionOf(dist) }), 'proposals'));
+  },
+};
+
+/** `party:bp,party:bp`, each split on its last colon (a party id has one of its own). */
+export function distributionOf(text: string): Share[] {
+  return text.split(',').map((entry) => {
+    const at = entry.lastIndexOf(':');
+    const bp = entry.slice(at + 1).trim();
+    if (at <= 0 || !/^[0-9]+$/.test(bp)) throw usageError(`--dist entry "${entry}" is not <party>:<basis points>`);
+    return { party: entry.slice(0, at).trim() as PartyId, bp: Number(bp) };
+  });
+}
+
+const object: Command = {
+  name: 'object',
+  usage: '<pactId> --reason <text>',
+  summary: 'dispute the proposal; the evaluator decides',
+  options: { reason: { type: 'string' } },
+  async run(context) {
+    const reason = stringOption(context, 'reason');
+    if (!reason) throw usageError('--reason is required');
+    context.print(answered(await context.client.object(context.key(), argument(context, 0, 'pactId'), reason), 'objections'));
+  },
+};
+
+const cancel: Command = {
+  name: 'cancel',
+  usage: '<pactId> --expires-at <ms|ISO time> [--signatures-stdin]',
+  summary: 'mutual cancel: print this agent’s approval, or submit everyone’s (approvals on stdin)',
+  options: { 'expires-at': { type: 'string' }, 'signatures-stdin': { type: 'boolean' } },
+  async run(context) {
+    const pactId = argument(context, 0, 'pactId');
+    const expiresAt = timeOption(context, 'expires-at');
+    if (expiresAt === undefined) throw usageError('--expires-at is required');
+    const key = context.key();
+    const stateNonce = await context.client.nonceOf(pactId);
+    const mine = context.client.cancelApproval(key, pactId, stateNonce, expiresAt);
+    if (!context.values['signatures-stdin']) return context.print({ ...mine, pactId, stateNonce, expiresAt });
+    const collected = jsonValues((await readStdin(context.io)).toString('utf8')).map(approvalOf);
+    const sigs = [...collected.filter((approval) => approval.signer !== key.party), mine];
+    context.print(answered(await context.client.submitCancel(key, pactId, stateNonce, expiresAt, sigs), 'mutual cancel'));
+  },
+};
+
+function approvalOf(value: unknown): CancelApproval {
+  const { signer, sig } = (value ?? {}) as Partial<CancelApproval>;
+  if (typeof signer !== 'string' || typeof sig !== 'string') throw new CliError('an approval on stdin lacks signer or sig');
+  return { signer, sig };
+}
+
+const bindAddress: Command = {
+  name: 'bind-address',
+  usage: '<rail> <address>',
+  summary: 'publish this agent’s payout address on a rail (first write wins)',
+  async run(context) {
+    const [rail, address] = [argument(context, 0, 'rail'), argument(context, 1, 'address')];
+    context.print(answered(await context.client.bindAddress(context.key(), rail, address), 'rail address binding'));
+  },
+};
+
+function pactCall(name: string, summary: string, call: (context: Context, pactId: string) => Promise<Parameters<typeof answered>[0]>): Command {
+  return {
+    name,
+    usage: '<pactId>',
+    summary,
+    async run(context) {
+      context.print(answered(await call(context, argument(context, 0, 'pactId')), 'pacts'));
+    },
+  };
+}
+
+export const pactCommands = [create, fund, withdraw, get, list, propose, cosign, object, cancel, poke, bindAddress];
