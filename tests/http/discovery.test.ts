@@ -37,6 +37,8 @@ test('agents.md and llms.txt name the server by the host the client used', async
   const llms = await getWithHost(stack, '/llms.txt', 'pact.example.test:8402');
   assert.is(llms.status, 200);
   assert.match(llms.body, '(http://pact.example.test:8402/agents.md)');
+  assert.match(llms.body, '`curl -fsSL http://pact.example.test:8402/install | sh`');
+  assert.match(agents.body, 'pact init --server http://pact.example.test:8402');
 });
 
 test('the landing page is HTML under a policy that runs no script, with the install command for this host', async ({ stack }) => {
