@@ -48,8 +48,8 @@ export async function withSpinner<T>(io: Io, label: string, work: Promise<T>): P
  */
 export async function readSecret(io: Io, prompt: string): Promise<string> {
   if (!io.stdin.isTTY || !io.stdin.setRawMode) return (await readStdin(io)).toString('utf8').split('\n')[0]!.trim();
+  io.stdin.setRawMode(true); // before the prompt: keys typed the moment it shows must not echo
   io.stderr.write(prompt);
-  io.stdin.setRawMode(true);
   try {
     return await typedLine(io.stdin);
   } finally {

@@ -53,6 +53,24 @@ class Agent {
     return { ...run, json };
   }
 
+  /** Runs `pact` on a pseudo-terminal (util-linux `script`): what a person at a terminal sees, stdout and stderr mixed. */
+  async inTerminal(args: string[], typed?: { after: string; keys: string }): Promise<Run> {
+    const command = [this.context.pact, ...args].map((arg) => `'${arg.replaceAll("'", `'\\''`)}'`).join(' ');
+    const child = spawn('script', ['-qec', command, '/dev/null'], { env: { PATH: process.env.PATH, HOME: this.context.dir, PACT_HOME: this.home, TERM: 'dumb' } });
+    let seen = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      seen += chunk.toString();
+      if (typed && seen.includes(typed.after)) {
+        child.stdin.end(typed.keys);
+        typed = undefined;
+      }
+    });
+    const output = collect(child.stdout);
+    if (!typed) child.stdin.end();
+    const [code] = (await once(child, 'close')) as [number | null];
+    return { code, stdout: await output, stderr: '', json: undefined };
+  }
+
   /** Runs and asserts the exit code (and, for a refusal, that stderr says something and stdout nothing). */
   async expect(code: number, args: string[], input = ''): Promise<Run> {
     const run = await this.run(args, input);
@@ -147,6 +165,13 @@ test('settle by cosign: create, fund, put, link, download, propose, cosign, get,
   await buyer.expect(0, ['download', id, put.hash, '--out', out]);
   assert.is(readFileSync(out, 'utf8'), 'the summary, 500 words');
   assert.is((await buyer.expect(0, ['download', id, put.hash])).stdout, 'the summary, 500 words');
+  assert.not.match((await buyer.expect(0, ['download', id, put.hash, '--out', out])).stderr, 'downloading', 'no bar when stderr is not a terminal');
+  const uploading = await seller.inTerminal(['put', id, evidence]);
+  assert.is(uploading.code, 0);
+  assert.match(uploading.stdout, /uploading \[#+\] 100%/);
+  const downloading = await buyer.inTerminal(['download', id, put.hash, '--out', out]);
+  assert.is(downloading.code, 0);
+  assert.match(downloading.stdout, /downloading \[#+\] 100%/);
   await buyer.expect(1, ['download', id, 'ab'.repeat(32)]);
 
   await seller.expect(2, ['propose', id]);
@@ -234,6 +259,10 @@ test('access: status, request, verify and admin on an open server', async () => 
   assert.is((await buyer.expect(0, ['request-access', '--email', 'agent@example.com'])).json.sent, false, 'an open server mails no code');
   await buyer.expect(1, ['request-access', '--email', `${'a'.repeat(300)}@example.com`]);
   await buyer.expect(2, ['verify'], 'twelve');
+  const prompted = await buyer.inTerminal(['verify'], { after: 'code from the mail: ', keys: '654321\r' });
+  assert.is(prompted.code, 0, prompted.stdout);
+  assert.not.match(prompted.stdout, '654321', `the code typed at the prompt is not echoed: ${JSON.stringify(prompted.stdout)}`);
+  assert.match(prompted.stdout, '"status": "allowed"');
   assert.is((await buyer.expect(0, ['verify'], '123456\n')).json.status, 'allowed', 'an open server allows every party');
   await buyer.expect(1, ['admin', 'allow', '--target', seller.party]);
 });
