@@ -21,10 +21,10 @@ export function registerCliRoutes(app: FastifyInstance, baseOf: (request: Fastif
     return built;
   };
 
-  app.get('/install', { schema: { hide: true } }, async (request, reply) =>
+  app.get('/install', async (request, reply) =>
     reply.type('text/x-shellscript; charset=utf-8').send(INSTALL_SH.replaceAll('{{base}}', baseOf(request))),
   );
-  app.get('/pact-cli.tgz', { schema: { hide: true } }, async (request, reply) => {
+  app.get('/pact-cli.tgz', async (request, reply) => {
     let cli: CliPackage;
     try {
       cli = await cliPackage();

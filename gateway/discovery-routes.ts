@@ -22,15 +22,14 @@ export function registerDiscoveryRoutes(app: FastifyInstance, deps: Pick<HealthD
     const host = request.headers.host;
     return host && HOST.test(host) ? `${request.protocol}://${host}` : ownAddress();
   };
-  // Not hidden: /openapi.json lists GET / (tests/http/openapi.test.ts).
   app.get('/', async (request, reply) => {
     const page = LANDING.render({ base: baseOf(request), rails: await railHealthOf(deps.rails), accessMode: deps.access.gate.mode });
     return reply.type('text/html; charset=utf-8').header('content-security-policy', LANDING.csp).send(page);
   });
-  app.get('/agents.md', { schema: { hide: true } }, async (request, reply) =>
+  app.get('/agents.md', async (request, reply) =>
     reply.type('text/markdown; charset=utf-8').send(AGENTS_MD.replaceAll('{{base}}', baseOf(request))),
   );
-  app.get('/llms.txt', { schema: { hide: true } }, async (request, reply) =>
+  app.get('/llms.txt', async (request, reply) =>
     reply.type('text/plain; charset=utf-8').send(LLMS_TXT.replaceAll('{{base}}', baseOf(request))),
   );
   registerCliRoutes(app, baseOf);

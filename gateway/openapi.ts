@@ -31,6 +31,6 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
       return { schema: { ...schema, ...(response ? { response } : {}) }, url };
     },
   });
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
-  await app.register(swaggerUi, { routePrefix: '/reference', uiConfig: { deepLinking: true }, staticCSP: true });
+  app.get('/openapi.json', async () => app.swagger());
+  await app.register(swaggerUi, { routePrefix: '/reference', uiConfig: { deepLinking: true, layout: 'BaseLayout' }, staticCSP: true });
 }

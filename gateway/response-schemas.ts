@@ -24,6 +24,7 @@ export interface ResponseObject {
 type ComponentName = 'Error' | 'Pact' | 'Offer' | 'Requirement';
 const component = (name: ComponentName): Schema => ({ $ref: `#/components/schemas/${name}` });
 const json = (description: string, schema: Schema): ResponseObject => ({ description, content: { 'application/json': { schema } } });
+const text = (description: string, type: string): ResponseObject => ({ description, content: { [type]: { schema: { type: 'string' } } } });
 const object = (required: string[], properties: Record<string, Schema>): OpenAPIV3_1.SchemaObject => ({ type: 'object', required, properties });
 const millis: Schema = { type: 'integer', minimum: 0 };
 const money = object(['amount', 'asset'], { amount: { type: 'string', description: 'minor units' }, asset: { type: 'string' } });
@@ -103,7 +104,16 @@ export const SUCCESS = {
     ['ok', 'time', 'version', 'rails', 'access', 'evaluator', 'arbitrationFeeRecipient', 'serverParty', 'paymentRails', 'payoutReadiness', 'pending', 'durableKeys'],
     { ok: { type: 'boolean' }, problems: { type: 'array', items: { type: 'string' } }, time: millis, version: { type: 'string' } },
   )),
-  landingPage: { description: 'The landing page', content: { 'text/html': { schema: { type: 'string' } } } },
+  landingPage: text('The landing page', 'text/html'),
+  agentsMd: text('Onboarding for agents, naming this server by the host the client used', 'text/markdown'),
+  llmsTxt: text('A small index of this server’s documents', 'text/plain'),
+  installer: text('A POSIX shell script that installs the `pact` CLI from `/pact-cli.tgz` into `$PACT_PREFIX` (default `~/.pact/cli`)', 'text/x-shellscript'),
+  cliPackage: {
+    description: 'The `pact-cli` npm package (the CLI and its SDK), the same bytes for a version; `ETag` is their SHA-256, and `If-None-Match` with it answers 304',
+    headers: { etag: { type: 'string', description: 'the SHA-256 of the bytes, quoted' } },
+    content: { 'application/gzip': { schema: { type: 'string', format: 'binary' } } },
+  },
+  openApiDocument: json('This document', { type: 'object' }),
 } satisfies Record<string, ResponseObject>;
 
 export type Success = keyof typeof SUCCESS;

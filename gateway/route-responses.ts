@@ -12,7 +12,7 @@ const JSON_BODY: ErrorCode[] = ['invalid_request', 'too_large'];
 const RATE_LIMITED: ErrorCode[] = ['rate_limited'];
 /** A signed write: limited, a JSON body of the route's schema (400), signed for this route and key (401). */
 const SIGNED_WRITE: ErrorCode[] = [...RATE_LIMITED, ...JSON_BODY, 'invalid_signature'];
-/** A call no pact nonce protects: `issuedAt` within 10 minutes of the server's clock (422). */
+/** A call no pact nonce protects: `issuedAt` within 10 minutes of the wall clock (422). */
 const FRESH: ErrorCode[] = ['stale_issuedAt', 'too_early'];
 /** A write whose signer the access gate judges: not allowed on an invite-mode server (403); access unreadable (503). */
 const GATED: ErrorCode[] = ['access_required', 'unavailable'];
@@ -72,6 +72,12 @@ export const ROUTE_ANSWERS: Record<string, RouteAnswers> = {
   'POST /access/admin': { success: 'accessAdmin', refusals: [...ACCESS_CALL, 'forbidden', 'invalid_state'] },
   'GET /health': { success: 'health', refusals: [] },
   'GET /': { success: 'landingPage', refusals: [] },
+  'GET /agents.md': { success: 'agentsMd', refusals: [] },
+  'GET /llms.txt': { success: 'llmsTxt', refusals: [] },
+  'GET /install': { success: 'installer', refusals: [] },
+  // Built on first request; a build that fails is 503 (and tried again on the next).
+  'GET /pact-cli.tgz': { success: 'cliPackage', refusals: ['unavailable'] },
+  'GET /openapi.json': { success: 'openApiDocument', refusals: [] },
 };
 
 /** The OpenAPI responses of `route` (`METHOD /path`): 200, and each error status with its codes; undefined for a route not listed. */

@@ -25,6 +25,7 @@ const ROUTES = [
   'POST /pacts/{id}/verdict', 'POST /pacts/{id}/poke', 'POST /pacts/{id}/blobs', 'POST /pacts/{id}/blobs/{hash}/link',
   'GET /dl/{token}', 'POST /offers', 'GET /offers', 'GET /offers/watch', 'POST /offers/{id}/accept', 'POST /v0/events',
   'POST /v0/pull', 'POST /access/request', 'POST /access/verify', 'GET /access/{party}', 'POST /access/admin',
+  'GET /agents.md', 'GET /llms.txt', 'GET /install', 'GET /pact-cli.tgz', 'GET /openapi.json',
 ];
 
 test('valid OpenAPI 3.1, listing every route and no test hook', async ({ stack }) => {
@@ -68,7 +69,7 @@ const jsonSchemaOf = (response: DocumentedResponse | undefined) => response?.con
 const codesOf = (response: DocumentedResponse | undefined) => ((jsonSchemaOf(response)?.properties as Schema | undefined)?.error as { enum?: ErrorCode[] } | undefined)?.enum ?? [];
 const openApiPath = (route: string) => route.replace(/:(\w+)/g, '{$1}');
 /** Routes that answer 200 whatever comes: nothing to refuse. */
-const NEVER_REFUSED = ['GET /health', 'GET /'];
+const NEVER_REFUSED = ['GET /health', 'GET /', 'GET /agents.md', 'GET /llms.txt', 'GET /install', 'GET /openapi.json'];
 
 test('each operation documents a 2xx and its error statuses, each with the codes of that status', async ({ stack }) => {
   const operations = operationsOf(await documentOf(stack));
