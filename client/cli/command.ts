@@ -50,6 +50,19 @@ export function integerOption(context: Context, name: string): number | undefine
   return Number(text);
 }
 
+/**
+ * The options given, under the names the server takes: `{ group: 'groupId' }` reads `--group` into `groupId`;
+ * those named in `integers` must be whole numbers.
+ */
+export function givenOptions(context: Context, names: Record<string, string>, integers: readonly string[] = []): Record<string, string | number> {
+  const given: Record<string, string | number> = {};
+  for (const [option, field] of Object.entries(names)) {
+    const value = integers.includes(option) ? integerOption(context, option) : stringOption(context, option);
+    if (value !== undefined && value !== '') given[field] = value;
+  }
+  return given;
+}
+
 export const listOption = (context: Context, name: string): string[] => {
   const value = context.values[name];
   return Array.isArray(value) ? value : typeof value === 'string' ? [value] : [];

@@ -1,11 +1,10 @@
-import { spawn, spawnSync } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { VERSION } from '../../protocol/version.js';
+import { CliAgent, installCli } from '../support/cli.js';
 import { Stack } from '../support/stack.js';
 
 // The CLI as a new user gets it: installed by `curl <server>/install | sh` into a temporary prefix, then two
@@ -15,90 +14,17 @@ import { Stack } from '../support/stack.js';
 const HOUR = 3_600_000;
 const test = suite<{ stack: Stack; dir: string; pact: string }>('pact CLI');
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  json: any;
-}
-
-let seller: Agent;
-let buyer: Agent;
-let stranger: Agent;
-
-class Agent {
-  readonly home: string;
-  party = '';
-
-  constructor(
-    private readonly context: { dir: string; pact: string },
-    name: string,
-  ) {
-    this.home = join(context.dir, name);
-  }
-
-  /** Runs `pact` (asynchronously: a blocked event loop would miss the server closing idle connections). */
-  async run(args: string[], input = ''): Promise<Run> {
-    const child = spawn(this.context.pact, args, { env: { PATH: process.env.PATH, HOME: this.context.dir, PACT_HOME: this.home } });
-    const [stdout, stderr] = [collect(child.stdout), collect(child.stderr)];
-    child.stdin.end(input);
-    const [code] = (await once(child, 'close')) as [number | null];
-    const run = { code, stdout: await stdout, stderr: await stderr };
-    let json: any;
-    try {
-      json = JSON.parse(run.stdout);
-    } catch {
-      json = undefined;
-    }
-    return { ...run, json };
-  }
-
-  /** Runs `pact` on a pseudo-terminal (util-linux `script`): what a person at a terminal sees, stdout and stderr mixed. */
-  async inTerminal(args: string[], typed?: { after: string; keys: string }): Promise<Run> {
-    const command = [this.context.pact, ...args].map((arg) => `'${arg.replaceAll("'", `'\\''`)}'`).join(' ');
-    const child = spawn('script', ['-qec', command, '/dev/null'], { env: { PATH: process.env.PATH, HOME: this.context.dir, PACT_HOME: this.home, TERM: 'dumb' } });
-    let seen = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      seen += chunk.toString();
-      if (typed && seen.includes(typed.after)) {
-        child.stdin.end(typed.keys);
-        typed = undefined;
-      }
-    });
-    const output = collect(child.stdout);
-    if (!typed) child.stdin.end();
-    const [code] = (await once(child, 'close')) as [number | null];
-    return { code, stdout: await output, stderr: '', json: undefined };
-  }
-
-  /** Runs and asserts the exit code (and, for a refusal, that stderr says something and stdout nothing). */
-  async expect(code: number, args: string[], input = ''): Promise<Run> {
-    const run = await this.run(args, input);
-    assert.is(run.code, code, `pact ${args.join(' ')} exited ${run.code}; stdout: ${run.stdout}\nstderr: ${run.stderr}`);
-    if (code !== 0) {
-      assert.ok(run.stderr.startsWith('pact: '), `refusal of pact ${args.join(' ')} explains itself: ${run.stderr}`);
-      assert.is(run.stdout, '', `refusal of pact ${args.join(' ')} prints nothing on stdout`);
-    }
-    return run;
-  }
-}
+let seller: CliAgent;
+let buyer: CliAgent;
+let stranger: CliAgent;
 
 test.before(async (context) => {
   context.stack = await Stack.start();
   context.dir = mkdtempSync(join(tmpdir(), 'pact-cli-test-'));
-  const prefix = join(context.dir, 'prefix');
-  const install = spawnSync('sh', ['-c', `curl -fsSL ${context.stack.url}/install | sh`], {
-    encoding: 'utf8',
-    env: { PATH: process.env.PATH, HOME: context.dir, PACT_PREFIX: prefix },
-    timeout: 120_000,
-  });
-  assert.is(install.status, 0, `install: ${install.stdout}\n${install.stderr}`);
-  assert.match(install.stdout, `pact ${VERSION} is installed`);
-  assert.match(install.stdout, `pact init --server ${context.stack.url}`);
-  context.pact = join(prefix, 'bin', 'pact');
-  seller = new Agent(context, 'seller');
-  buyer = new Agent(context, 'buyer');
-  stranger = new Agent(context, 'stranger');
+  context.pact = installCli(context.stack.url, context.dir).pact;
+  seller = new CliAgent(context, 'seller');
+  buyer = new CliAgent(context, 'buyer');
+  stranger = new CliAgent(context, 'stranger');
 });
 
 test.after(async ({ stack, dir }) => {
@@ -294,12 +220,6 @@ test('dispute to refund: no verdict by verdictBy, poke cancels and refunds; late
   // issuedAt is judged by the wall clock: a create stamped Date.now() is fresh although the server's clock moved.
   await newPact(dir);
 });
-
-async function collect(stream: NodeJS.ReadableStream): Promise<string> {
-  let text = '';
-  for await (const chunk of stream) text += chunk.toString();
-  return text;
-}
 
 /** A pact made by the seller's quickstart spec with the buyer as counterparty: its id. */
 async function newPact(dir: string): Promise<string> {

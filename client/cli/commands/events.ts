@@ -1,5 +1,5 @@
 import { publicEvent, type PublicEventFields } from '../../stream.js';
-import { integerOption, stringOption, type Command } from '../command.js';
+import { givenOptions, stringOption, type Command } from '../command.js';
 import { inputJson } from '../input.js';
 import { answered, usageError } from '../output.js';
 import { withSpinner } from '../terminal.js';
@@ -21,15 +21,7 @@ const pull: Command = {
   summary: 'events matching the filter, from a cursor; the answer’s nextCursor continues',
   options: { cursor: { type: 'string' }, start: { type: 'string' }, limit: { type: 'string' }, wait: { type: 'string' }, filter: { type: 'string' } },
   async run(context) {
-    const request: Record<string, unknown> = {};
-    const cursor = stringOption(context, 'cursor');
-    if (cursor) request.cursor = cursor;
-    const start = stringOption(context, 'start');
-    if (start) request.start = start;
-    const limit = integerOption(context, 'limit');
-    if (limit !== undefined) request.limit = limit;
-    const wait = integerOption(context, 'wait');
-    if (wait !== undefined) request.waitSeconds = wait;
+    const request: Record<string, unknown> = givenOptions(context, { cursor: 'cursor', start: 'start', limit: 'limit', wait: 'waitSeconds' }, ['limit', 'wait']);
     const filter = stringOption(context, 'filter');
     if (filter) request.filter = parsed(filter);
     context.print(answered(await withSpinner(context.io, 'pulling', context.client.pull(request)), 'the Agent Stream'));

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { argument, integerOption, stringOption, type Command, type Context } from '../command.js';
+import { argument, givenOptions, stringOption, type Command, type Context } from '../command.js';
 import { inputJson } from '../input.js';
 import { answered } from '../output.js';
 import { withSpinner } from '../terminal.js';
@@ -33,9 +33,7 @@ const watch: Command = {
   summary: 'wait for a matching offer',
   options: { ...FILTERS, 'timeout-ms': { type: 'string' } },
   async run(context) {
-    const query = filtersOf(context);
-    const timeoutMs = integerOption(context, 'timeout-ms');
-    if (timeoutMs !== undefined) query.timeoutMs = timeoutMs;
+    const query = { ...filtersOf(context), ...givenOptions(context, { 'timeout-ms': 'timeoutMs' }, ['timeout-ms']) };
     context.print(answered(await withSpinner(context.io, 'watching offers', context.client.watchOffers(query)), 'offers'));
   },
 };
@@ -52,15 +50,6 @@ const accept: Command = {
   },
 };
 
-function filtersOf(context: Context): Record<string, string | number> {
-  const query: Record<string, string | number> = {};
-  for (const name of ['tags', 'q', 'by', 'since'] as const) {
-    const value = stringOption(context, name);
-    if (value !== undefined) query[name] = value;
-  }
-  const limit = integerOption(context, 'limit');
-  if (limit !== undefined) query.limit = limit;
-  return query;
-}
+const filtersOf = (context: Context) => givenOptions(context, { tags: 'tags', q: 'q', by: 'by', since: 'since', limit: 'limit' }, ['limit']);
 
 export const offerCommands = [publish, search, watch, accept];

@@ -1,7 +1,7 @@
 import { MOCK_PROOF, type CancelApproval, type Requirement } from '../../pact-client.js';
 import type { EvidenceItem, Share } from '../../../machines/pact/types.js';
 import type { PartyId } from '../../../protocol/party.js';
-import { argument, integerOption, listOption, stringOption, type Command, type Context } from '../command.js';
+import { argument, givenOptions, listOption, stringOption, type Command, type Context } from '../command.js';
 import { inputJson, jsonValues, timeOption } from '../input.js';
 import { answered, CliError, usageError } from '../output.js';
 import { readStdin, withSpinner } from '../terminal.js';
@@ -55,17 +55,8 @@ const list: Command = {
   options: { mine: { type: 'boolean' }, party: { type: 'string' }, state: { type: 'string' }, group: { type: 'string' }, since: { type: 'string' }, limit: { type: 'string' } },
   async run(context) {
     if (context.values.mine && context.values.party) throw usageError('--mine and --party name the party twice');
-    const query: Record<string, string | number> = {};
-    const party = context.values.mine ? context.key().party : stringOption(context, 'party');
-    if (party) query.party = party;
-    const state = stringOption(context, 'state');
-    if (state) query.state = state;
-    const group = stringOption(context, 'group');
-    if (group) query.groupId = group;
-    const since = integerOption(context, 'since');
-    if (since !== undefined) query.since = since;
-    const limit = integerOption(context, 'limit');
-    if (limit !== undefined) query.limit = limit;
+    const query = givenOptions(context, { party: 'party', state: 'state', group: 'groupId', since: 'since', limit: 'limit' }, ['since', 'limit']);
+    if (context.values.mine) query.party = context.key().party;
     context.print(answered(await context.client.list(query), 'pacts'));
   },
 };
