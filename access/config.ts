@@ -11,8 +11,6 @@ export interface AccessConfig {
   mailFrom: string;
   /** PACT_ADMIN_PARTY: the only party that may sign `access.admin`. */
   adminParty?: PartyId;
-  /** PACT_PUBLIC_URL: how mails name this server. */
-  publicUrl?: string;
   /** PACT_RATE_LIMIT_ACCESS: codes asked for per client IP per hour (three times as many checks); 0 off. */
   requestsPerIpPerHour: number;
 }
@@ -28,7 +26,6 @@ export function accessConfig(env: NodeJS.ProcessEnv, numbers: Pick<AccessConfig,
     smtpUrl: env.PACT_SMTP_URL || undefined,
     mailFrom: env.PACT_MAIL_FROM || 'Pact <pact@localhost>',
     adminParty,
-    publicUrl: env.PACT_PUBLIC_URL || undefined,
     ...numbers,
   };
   if (mode === 'invite' && !config.smtpUrl) {

@@ -79,7 +79,7 @@ export class PactClient {
   }
 
   get(pactId: string) {
-    return this.request<{ pact: Pact }>('GET', `/pacts/${encodeURIComponent(pactId)}`);
+    return this.request<{ pact: Pact }>('GET', `/pacts/${segment(pactId)}`);
   }
 
   list(query: Record<string, string | number>) {
@@ -105,11 +105,13 @@ export class PactClient {
    */
   async fundWith(key: KeyPair, pactId: string, pay: (requirement: Requirement) => Promise<unknown>): Promise<HttpResult> {
     let call = this.signedCall(key, 'pacts.fund', pactId, await this.nonceOf(pactId), {});
-    const quote = await this.request<{ requirement: Requirement }>('POST', `/pacts/${pactId}/fund`, call);
+    const quote = await this.request<{ requirement: Requirement }>('POST', `/pacts/${segment(pactId)}/fund`, call);
     if (quote.status !== 402) return quote;
-    const payment = { 'x-payment': JSON.stringify(await pay(quote.body.requirement)) };
+    const proof = await pay(quote.body.requirement);
+    // A string is the header's text as the rail made it (JSON or base64 JSON); anything else is sent as JSON.
+    const payment = { 'x-payment': typeof proof === 'string' ? proof : JSON.stringify(proof) };
     for (let attempt = 1; ; attempt++) {
-      const paid = await this.request<{ pact: Pact }>('POST', `/pacts/${pactId}/fund`, call, payment).catch(() => undefined);
+      const paid = await this.request<{ pact: Pact }>('POST', `/pacts/${segment(pactId)}/fund`, call, payment).catch(() => undefined);
       if (paid && paid.status < 500 && !isNonceConflict(paid)) return paid;
       const pact = (await this.get(pactId).catch(() => undefined))?.body?.pact as Pact | undefined;
       if (pact?.parties.some((p) => p.party === key.party && p.confirmed)) return { status: 200, body: { pact }, headers: new Headers() };
@@ -126,7 +128,7 @@ export class PactClient {
    * moved the pact in between) is answered by signing again on the new nonce, at most `nonceRetries` times.
    */
   async signedRoute(key: KeyPair, route: string, action: Action, pactId: string, call: unknown, nonce?: number) {
-    const send = (stateNonce: number) => this.request<{ pact: Pact }>('POST', `/pacts/${pactId}/${route}`, this.signedCall(key, action, pactId, stateNonce, call));
+    const send = (stateNonce: number) => this.request<{ pact: Pact }>('POST', `/pacts/${segment(pactId)}/${route}`, this.signedCall(key, action, pactId, stateNonce, call));
     if (nonce !== undefined) return send(nonce);
     let answer = await send(await this.nonceOf(pactId));
     for (let retry = 0; retry < this.nonceRetries && isNonceConflict(answer); retry++) {
@@ -171,16 +173,16 @@ export class PactClient {
 
   verdict(evaluator: KeyPair, pactId: string, inputHash: string, distribution: Share[], feeFrom: FeeFrom, reason?: string) {
     const body = { pactId, inputHash, distribution, feeFrom, ...(reason ? { reason } : {}), issuedAt: this.now(), signer: evaluator.party };
-    return this.request<{ pact: Pact }>('POST', `/pacts/${pactId}/verdict`, signed(body, evaluator));
+    return this.request<{ pact: Pact }>('POST', `/pacts/${segment(pactId)}/verdict`, signed(body, evaluator));
   }
 
   poke(pactId: string) {
-    return this.request<{ pact: Pact }>('POST', `/pacts/${pactId}/poke`);
+    return this.request<{ pact: Pact }>('POST', `/pacts/${segment(pactId)}/poke`);
   }
 
   /** Publishes this party's payout address on a rail (first write wins). */
   bindAddress(key: KeyPair, rail: string, address: string) {
-    return this.request('POST', `/rails/${encodeURIComponent(rail)}/address`, this.signedCall(key, 'rails.bindAddress', '', 0, { address }));
+    return this.request('POST', `/rails/${segment(rail)}/address`, this.signedCall(key, 'rails.bindAddress', '', 0, { address }));
   }
 
   /** Uploads evidence bytes with signed headers; `declareHash` also sends `x-pact-sha256` (the signed hash). */
@@ -192,7 +194,7 @@ export class PactClient {
   ) {
     const issuedAt = options.issuedAt ?? this.now();
     const sha256Hex = options.signedHash ?? bytesToHex(sha256(bytes));
-    const response = await this.fetch(`${this.baseUrl}/pacts/${pactId}/blobs`, {
+    const response = await this.fetch(`${this.baseUrl}/pacts/${segment(pactId)}/blobs`, {
       method: 'POST',
       headers: {
         'content-type': 'application/octet-stream',
@@ -210,7 +212,7 @@ export class PactClient {
   /** A download link for a blob of the pact: `{ url, expiresAt }`, the url relative for the local store. */
   link(key: KeyPair, pactId: string, hash: string, issuedAt = this.now()) {
     const body = { signer: key.party, issuedAt, sig: signPayload({ action: 'link', pactId, hash, issuedAt }, key) };
-    return this.request<{ url: string; expiresAt: number }>('POST', `/pacts/${pactId}/blobs/${hash}/link`, body);
+    return this.request<{ url: string; expiresAt: number }>('POST', `/pacts/${segment(pactId)}/blobs/${segment(hash)}/link`, body);
   }
 
   /** The bytes behind a link (a relative one is resolved against the service). */
@@ -238,7 +240,7 @@ export class PactClient {
 
   /** Accepts a template offer; the same `acceptanceId` again answers with the same pact. */
   acceptOffer(key: KeyPair, offerId: string, acceptanceId: string, issuedAt?: number) {
-    return this.request<{ pact: Pact }>('POST', `/offers/${offerId}/accept`, this.signedCall(key, 'offers.accept', offerId, 0, { acceptanceId }, issuedAt));
+    return this.request<{ pact: Pact }>('POST', `/offers/${segment(offerId)}/accept`, this.signedCall(key, 'offers.accept', offerId, 0, { acceptanceId }, issuedAt));
   }
 
   /** Asks an invite-mode server to mail a one-time code to `email` for this key. */
@@ -253,7 +255,7 @@ export class PactClient {
 
   /** `{ mode, status }` of a party. */
   accessOf(party: string) {
-    return this.request<{ mode: string; status: string }>('GET', `/access/${encodeURIComponent(party)}`);
+    return this.request<{ mode: string; status: string }>('GET', `/access/${segment(party)}`);
   }
 
   /** An operator's `access.admin` call, signed with the admin key. */
@@ -305,6 +307,9 @@ export class PactRequestError extends Error {
 }
 
 export const isNonceConflict = (result: HttpResult) => result.status === 409 && (result.body as ErrorBody | undefined)?.error === 'stateNonce_mismatch';
+
+/** A value put in a path: encoded, so an id can never name another route. */
+const segment = encodeURIComponent;
 
 const queryOf = (query: Record<string, string | number>) => new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)]));
 

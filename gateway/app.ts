@@ -4,7 +4,9 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { wellFormedProblem } from '../protocol/well-formed.js';
 import { pactError } from '../protocol/errors.js';
 import { registerAccessRoutes, type AccessRouteDeps } from './access-routes.js';
+import { registerCliRoutes } from './cli-routes.js';
 import { registerDiscoveryRoutes } from './discovery-routes.js';
+import { pageBase } from './page-base.js';
 import { registerOpenApi } from './openapi.js';
 import { registerBlobRoutes, type BlobRouteDeps } from './blob-routes.js';
 import { installErrorHandling, sendError } from './errors.js';
@@ -19,6 +21,8 @@ import { registerTestHooks, type TestHookDeps } from './test-hooks.js';
 export interface GatewayDeps extends Omit<PactRouteDeps, 'blobs'>, Omit<HealthDeps, 'access'>, Omit<BlobRouteDeps, 'access'>, OfferRouteDeps, StreamRouteDeps, AccessRouteDeps {
   testHooks: TestHookDeps | undefined;
   http: HttpLimits;
+  /** PACT_PUBLIC_URL: the base the pages and the installer name, instead of the Host asked for. */
+  publicUrl: string | undefined;
   /** Requests carrying it (the node's own evaluator) are not rate limited. */
   internalToken?: string;
 }
@@ -72,7 +76,9 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   registerAccessRoutes(app, deps);
   registerHealth(app, deps);
   if (deps.testHooks) registerTestHooks(app, deps.testHooks);
-  // Without a usable Host header, the pages name the port this server listens on.
-  registerDiscoveryRoutes(app, deps, () => `http://localhost:${(app.server.address() as AddressInfo | null)?.port ?? ''}`);
+  // Without PACT_PUBLIC_URL or a usable Host header, the pages name the port this server listens on.
+  const baseOf = pageBase(deps.publicUrl, () => `http://localhost:${(app.server.address() as AddressInfo | null)?.port ?? ''}`);
+  registerDiscoveryRoutes(app, deps, baseOf);
+  registerCliRoutes(app, baseOf);
   return app;
 }

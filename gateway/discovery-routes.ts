@@ -1,15 +1,13 @@
 import { readFileSync } from 'node:fs';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { registerCliRoutes } from './cli-routes.js';
+import type { FastifyInstance } from 'fastify';
 import { railHealthOf, type HealthDeps } from './health.js';
 import { landingPage } from './landing-page.js';
+import { namingTheHost, type BaseOf } from './page-base.js';
 
 const template = (name: string) => readFileSync(new URL(`./discovery/${name}`, import.meta.url), 'utf8');
 const AGENTS_MD = template('agents.md');
 const LLMS_TXT = template('llms.txt');
 const LANDING = landingPage(template('landing.html'));
-/** A Host header this server will write into a page: a name or address and a port, nothing else. */
-const HOST = /^[A-Za-z0-9.-]{1,253}(:[0-9]{1,5})?$|^\[[0-9A-Fa-f:.]{2,45}\](:[0-9]{1,5})?$/;
 
 /**
  * Onboarding: `GET /` (the landing page: what this server is, this server's rails and access mode as
@@ -17,20 +15,15 @@ const HOST = /^[A-Za-z0-9.-]{1,253}(:[0-9]{1,5})?$|^\[[0-9A-Fa-f:.]{2,45}\](:[0-
  * a first pact, ask for access) and `GET /llms.txt` (an index), with this server's address as the client
  * reached it.
  */
-export function registerDiscoveryRoutes(app: FastifyInstance, deps: Pick<HealthDeps, 'rails' | 'access'>, ownAddress: () => string): void {
-  const baseOf = (request: FastifyRequest) => {
-    const host = request.headers.host;
-    return host && HOST.test(host) ? `${request.protocol}://${host}` : ownAddress();
-  };
+export function registerDiscoveryRoutes(app: FastifyInstance, deps: Pick<HealthDeps, 'rails' | 'access'>, baseOf: BaseOf): void {
   app.get('/', async (request, reply) => {
     const page = LANDING.render({ base: baseOf(request), rails: await railHealthOf(deps.rails), accessMode: deps.access.gate.mode });
-    return reply.type('text/html; charset=utf-8').header('content-security-policy', LANDING.csp).send(page);
+    return namingTheHost(reply, 'text/html; charset=utf-8').header('content-security-policy', LANDING.csp).send(page);
   });
   app.get('/agents.md', async (request, reply) =>
-    reply.type('text/markdown; charset=utf-8').send(AGENTS_MD.replaceAll('{{base}}', baseOf(request))),
+    namingTheHost(reply, 'text/markdown; charset=utf-8').send(AGENTS_MD.replaceAll('{{base}}', baseOf(request))),
   );
   app.get('/llms.txt', async (request, reply) =>
-    reply.type('text/plain; charset=utf-8').send(LLMS_TXT.replaceAll('{{base}}', baseOf(request))),
+    namingTheHost(reply, 'text/plain; charset=utf-8').send(LLMS_TXT.replaceAll('{{base}}', baseOf(request))),
   );
-  registerCliRoutes(app, baseOf);
 }

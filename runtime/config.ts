@@ -20,6 +20,8 @@ export interface Config {
   serverKeyFile: string | undefined;
   evaluator: EvaluatorConfig;
   access: AccessConfig;
+  /** PACT_PUBLIC_URL: how this server names itself to the world (mails, its pages, its installer); else the Host asked for. */
+  publicUrl: string | undefined;
   partitions: number;
   replicas: number;
   /** PACT_JOURNAL_MAX_BYTES: the journal stream's byte limit (appends fail when it is full). */
@@ -77,6 +79,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       attemptMs: Math.max(1, integer('PACT_EVALUATOR_ATTEMPT_MS', 120_000, env)),
     }),
     access: accessConfig(env, { requestsPerIpPerHour: integer('PACT_RATE_LIMIT_ACCESS', 20, env) }),
+    publicUrl: publicUrl(env.PACT_PUBLIC_URL),
     partitions: Math.max(1, integer('PACT_PARTITIONS', 8, env)),
     replicas: Math.max(1, integer('PACT_REPLICAS', 1, env)),
     journalMaxBytes: Math.max(1, integer('PACT_JOURNAL_MAX_BYTES', DEFAULT_JOURNAL_MAX_BYTES, env)),
@@ -108,4 +111,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxConnections: integer('PACT_MAX_CONNECTIONS', 10_000, env),
     },
   };
+}
+
+/** An http(s) base URL without a trailing slash: the pages and the installer write it into what they serve. */
+function publicUrl(text: string | undefined): string | undefined {
+  if (!text) return undefined;
+  const url = URL.canParse(text) ? new URL(text) : undefined;
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.search || url.hash || /['"\\\s<>`$]/.test(text)) {
+    throw new Error(`PACT_PUBLIC_URL is an http(s) base URL like https://pact.example.com, not "${text}"`);
+  }
+  return text.replace(/\/+$/, '');
 }

@@ -204,7 +204,7 @@ async function startRoles(config: Config, natsServer: NatsEndpoint): Promise<Pac
     recovered: (record) => projector.recovered(record),
   };
   const verifier = config.verifyThreads > 0 ? new VerifyPool(config.verifyThreads) : inlineVerifier;
-  const access = startAccess(config, nats, clock, () => config.access.publicUrl ?? selfAddress());
+  const access = startAccess(config, nats, clock, () => config.publicUrl ?? selfAddress());
   const host = new ActorHost(nats.host, { journal, records, rails, policy }, clock, {
     hostId: nodeId,
     partitions: config.partitions,
@@ -275,7 +275,7 @@ async function startRoles(config: Config, natsServer: NatsEndpoint): Promise<Pac
   }, judge);
 
   const app = await buildGateway({
-    bus, readModel, projector, offers, stream, access, clock, http: config.http, rateLimits: config.rateLimits, natsConnections: connectionsOf(nats), blobs, internalToken, version: VERSION, rails, policy, serverParty, payoutWorker, host,
+    bus, readModel, projector, offers, stream, access, clock, http: config.http, publicUrl: config.publicUrl, rateLimits: config.rateLimits, natsConnections: connectionsOf(nats), blobs, internalToken, version: VERSION, rails, policy, serverParty, payoutWorker, host,
     testHooks: config.testHooks ? { clock, keeper, reconciler, acceptances: offers.acceptances, projector, mockRail, evaluator, evaluatorConfig: config.evaluator, dataDir: config.dataDir } : undefined,
   });
   await app.listen({ port: config.port, host: config.host });

@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { bytesToHex } from '@noble/hashes/utils.js';
@@ -45,14 +45,26 @@ export class AgentHome {
     return keyPairFromSeedHex(agent.privkey);
   }
 
-  /** A new key, written 0600 in a 0700 directory; the secret is never printed. */
+  /** The server `init` recorded, or undefined when there is no readable identity (no error: a flag may name one). */
+  savedServer(): string | undefined {
+    try {
+      return this.read()?.server;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * A new key in a new 0600 file, renamed over any old one, so the secret is never readable by others, not even
+   * for a moment. A directory `init` makes is 0700; an existing one is left as its owner set it.
+   */
   create(server: string): AgentFile {
     const key = generateKeyPair();
     const agent: AgentFile = { privkey: bytesToHex(key.secretKey), partyId: key.party, server };
-    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-    chmodSync(this.dir, 0o700);
-    writeFileSync(this.file, `${JSON.stringify(agent, null, 2)}\n`, { mode: 0o600 });
-    chmodSync(this.file, 0o600);
+    if (!existsSync(this.dir)) mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    const fresh = `${this.file}.${process.pid}.new`;
+    writeFileSync(fresh, `${JSON.stringify(agent, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
+    renameSync(fresh, this.file);
     return agent;
   }
 }

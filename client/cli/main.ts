@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { VERSION } from '../../protocol/version.js';
-import { PactClient } from '../pact-client.js';
+import { PactClient, PactRequestError } from '../pact-client.js';
 import type { Command, Context } from './command.js';
 import { accessCommands } from './commands/access.js';
 import { eventCommands } from './commands/events.js';
@@ -9,7 +9,7 @@ import { identityCommands } from './commands/identity.js';
 import { offerCommands } from './commands/offers.js';
 import { pactCommands } from './commands/pacts.js';
 import { AgentHome, DEFAULT_SERVER } from './home.js';
-import { CliError, prettyJson, usageError } from './output.js';
+import { CliError, prettyJson, printable, refusal, usageError } from './output.js';
 import type { Io } from './terminal.js';
 
 const COMMANDS: Command[] = [...identityCommands, ...pactCommands, ...evidenceCommands, ...offerCommands, ...accessCommands, ...eventCommands];
@@ -21,14 +21,23 @@ const GLOBAL_OPTIONS = { server: { type: 'string' } } as const;
  */
 export async function runCli(argv: string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
   try {
-    if (argv[0] === '--version' || argv[0] === '-v') return void io.stdout.write(`${VERSION}\n`), 0;
-    if (argv.length === 0 || ['help', '--help', '-h'].includes(argv[0]!)) return void io.stdout.write(helpText()), 0;
-    const [command, rest] = commandOf(argv);
-    await command.run(contextOf(command, rest, env, io));
+    const [leading, words] = leadingServer(argv);
+    if (words[0] === '--version' || words[0] === '-v') return void io.stdout.write(`${VERSION}\n`), 0;
+    if (words.length === 0 || ['help', '--help', '-h'].includes(words[0]!)) return void io.stdout.write(helpText()), 0;
+    const [command, rest] = commandOf(words);
+    if (rest.includes('--help') || rest.includes('-h')) return void io.stdout.write(`pact ${command.name} ${command.usage}\n  ${command.summary}\n`), 0;
+    await command.run(contextOf(command, [...leading, ...rest], env, io));
     return 0;
   } catch (error) {
     return reported(error, io);
   }
+}
+
+/** `pact --server <url> get …` as well as `pact get … --server <url>`: a leading --server is the command's. */
+function leadingServer(argv: string[]): [string[], string[]] {
+  if (argv[0] === '--server') return [argv.slice(0, 2), argv.slice(2)];
+  if (argv[0]?.startsWith('--server=')) return [argv.slice(0, 1), argv.slice(1)];
+  return [[], argv];
 }
 
 function commandOf(argv: string[]): [Command, string[]] {
@@ -42,7 +51,7 @@ function commandOf(argv: string[]): [Command, string[]] {
 function contextOf(command: Command, args: string[], env: NodeJS.ProcessEnv, io: Io): Context {
   const { values, positionals } = parsed(command, args);
   const home = new AgentHome(env);
-  const server = (stringValue(values.server) ?? env.PACT_SERVER ?? (home.exists() ? home.read()?.server : undefined) ?? DEFAULT_SERVER).replace(/\/+$/, '');
+  const server = serverUrl(stringValue(values.server) ?? (env.PACT_SERVER || undefined) ?? home.savedServer() ?? DEFAULT_SERVER);
   return {
     positionals,
     values,
@@ -66,14 +75,27 @@ function parsed(command: Command, args: string[]) {
 
 const stringValue = (value: unknown) => (typeof value === 'string' ? value : undefined);
 
+/** The server's base URL, without a trailing slash; anything but http(s) is a usage error. */
+function serverUrl(text: string): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw usageError(`"${text}" is not a server URL (like http://127.0.0.1:8402)`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw usageError(`the server URL must be http or https, not ${url.protocol}`);
+  return text.replace(/\/+$/, '');
+}
+
 function reported(error: unknown, io: Io): number {
+  if (error instanceof PactRequestError) return reported(refusal(error.result, 'pacts'), io);
   if (error instanceof CliError) {
-    io.stderr.write(`pact: ${error.message}\n${error.details === undefined ? '' : prettyJson(error.details)}`);
+    io.stderr.write(printable(`pact: ${error.message}\n${error.details === undefined ? '' : prettyJson(error.details)}`));
     return error.exitCode;
   }
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;
   const why = cause ? `cannot reach the server (${cause.code ?? cause.message})` : error instanceof Error ? error.message : String(error);
-  io.stderr.write(`pact: ${why}\n`);
+  io.stderr.write(printable(`pact: ${why}\n`));
   return 1;
 }
 
@@ -83,7 +105,8 @@ function helpText(): string {
   return [
     `pact ${VERSION}: escrow for agreements between AI agents`,
     '',
-    'Every command takes --server <url> (else $PACT_SERVER, else the server of `pact init`).',
+    'Every command takes --server <url> (else $PACT_SERVER, else the server of `pact init`) and --help.',
+    '`pact --version` prints the version. Exit codes: 0 success, 1 refused or failed, 2 a command line that does not parse.',
     'The identity lives in $PACT_HOME/agent.json (~/.pact by default). Results are JSON on stdout.',
     '',
     ...lines,

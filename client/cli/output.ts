@@ -19,7 +19,7 @@ export function answered<T>(result: HttpResult<T>, capability: string): T {
   throw refusal(result, capability);
 }
 
-function refusal(result: HttpResult, capability: string): CliError {
+export function refusal(result: HttpResult, capability: string): CliError {
   const body = result.body as ErrorBody | string | undefined;
   if (result.status === 404 && isUnknownRoute(body)) return new CliError(`this server does not offer ${capability}`);
   if (typeof body !== 'object' || body === null) return new CliError(`the server answered ${result.status}${body ? `: ${String(body).slice(0, 200)}` : ''}`);
@@ -35,3 +35,6 @@ function isUnknownRoute(body: ErrorBody | string | undefined): boolean {
 }
 
 export const prettyJson = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
+
+/** Text for a terminal without the control characters a hostile server could send (escape sequences); newlines stay. */
+export const printable = (text: string) => text.replace(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/g, '');

@@ -9,8 +9,9 @@ export interface Io {
 
 export const processIo = (): Io => ({ stdout: process.stdout, stderr: process.stderr, stdin: process.stdin });
 
-/** All of stdin, as bytes. */
+/** All of stdin, as bytes (at a terminal, after saying how to end it). */
 export async function readStdin(io: Io): Promise<Buffer> {
+  if (io.stdin.isTTY) io.stderr.write('reading stdin: paste, then Ctrl-D on an empty line (or use --file)\n');
   const chunks: Buffer[] = [];
   for await (const chunk of io.stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string));
   return Buffer.concat(chunks);
@@ -47,7 +48,7 @@ export async function withSpinner<T>(io: Io, label: string, work: Promise<T>): P
  * never read from argv or the environment, where other processes and shell histories see them.
  */
 export async function readSecret(io: Io, prompt: string): Promise<string> {
-  if (!io.stdin.isTTY || !io.stdin.setRawMode) return (await readStdin(io)).toString('utf8').split('\n')[0]!.trim();
+  if (!io.stdin.isTTY || !io.stdin.setRawMode) return firstLine(io.stdin);
   io.stdin.setRawMode(true); // before the prompt: keys typed the moment it shows must not echo
   io.stderr.write(prompt);
   try {
@@ -57,6 +58,16 @@ export async function readSecret(io: Io, prompt: string): Promise<string> {
     io.stdin.pause();
     io.stderr.write('\n');
   }
+}
+
+/** The first line of a stream, as soon as it has come (a pipe need not close). */
+async function firstLine(input: NodeJS.ReadableStream): Promise<string> {
+  let text = '';
+  for await (const chunk of input) {
+    text += chunk.toString();
+    if (text.includes('\n')) break;
+  }
+  return text.split('\n')[0]!.trim();
 }
 
 /** Keys typed in raw mode (nothing echoed) up to Enter; Backspace erases, Ctrl-C and Ctrl-D give up. */

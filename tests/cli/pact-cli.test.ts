@@ -61,6 +61,52 @@ test('init writes the key 0600 in a 0700 directory, refuses to overwrite without
   assert.equal(me.access, { mode: 'open', status: 'allowed' });
 });
 
+test('the server: --server (before or after the command), else PACT_SERVER, else agent.json; a bad URL is a usage error', async ({ stack, dir }) => {
+  const id = await newPact(dir);
+  const nobody = new CliAgent({ dir, pact: seller.context.pact }, 'nobody');
+  assert.is((await nobody.expect(0, ['get', id, '--server', stack.url])).json.pact.id, id);
+  assert.is((await nobody.expect(0, ['--server', stack.url, 'get', id])).json.pact.id, id);
+  await nobody.expect(1, ['get', id]); // the default, localhost:8402, is not this test's server
+  assert.match((await nobody.expect(1, ['get', id, '--server', 'http://127.0.0.1:9'])).stderr, 'cannot reach the server');
+  nobody.env = { PACT_SERVER: stack.url };
+  await nobody.expect(0, ['get', id]);
+  await nobody.expect(1, ['get', id, '--server', 'http://127.0.0.1:9']);
+  await nobody.expect(2, ['get', id, '--server', 'not a url']);
+  await nobody.expect(2, ['get', id, '--server', 'ftp://127.0.0.1']);
+  seller.env = { PACT_SERVER: 'http://127.0.0.1:9' };
+  await seller.expect(1, ['get', id]);
+  seller.env = {};
+  await seller.expect(0, ['get', id]);
+});
+
+test('a broken agent.json is refused with how to mend it, and init --force mends it', async ({ stack }) => {
+  const broken = new CliAgent({ dir: join(stranger.home, '..'), pact: seller.context.pact }, 'broken');
+  await broken.expect(0, ['init', '--server', stack.url]);
+  writeFileSync(join(broken.home, 'agent.json'), '{}');
+  assert.match((await broken.expect(1, ['whoami'])).stderr, 'pact init --force');
+  await broken.expect(1, ['init']);
+  assert.match((await broken.expect(0, ['init', '--force', '--server', stack.url])).json.partyId, /^ed25519:/);
+  assert.is(statSync(join(broken.home, 'agent.json')).mode & 0o777, 0o600);
+});
+
+test('usage: a missing argument is exit 2; --help is the command’s usage', async () => {
+  for (const args of [['fund'], ['withdraw'], ['cosign'], ['poke'], ['put', 'p_1'], ['link', 'p_1'], ['download', 'p_1'], ['offers', 'accept'], ['bind-address', 'x402'], ['object', 'p_1'], ['cancel', 'p_1'], ['quickstart', '--amount', 'ten']]) {
+    await seller.expect(2, args);
+  }
+  assert.match((await seller.expect(0, ['get', '--help'])).stdout, 'pact get <pactId>');
+  assert.match((await seller.expect(0, ['help'])).stdout, '--version');
+});
+
+test('fund --proof-stdin: the proof as JSON or base64 JSON; anything else is refused without being echoed', async ({ dir }) => {
+  const id = await newPact(dir);
+  const secret = 'sk_live_do-not-print!';
+  const refused = await buyer.expect(1, ['fund', id, '--proof-stdin'], secret);
+  assert.not.match(refused.stderr, 'sk_live', 'the proof is a secret');
+  const base64 = Buffer.from(JSON.stringify({ scheme: 'mock' })).toString('base64');
+  assert.is((await buyer.expect(0, ['fund', id, '--proof-stdin'], base64)).json.pact.state, 'CREATED');
+  assert.is((await seller.expect(0, ['fund', id, '--proof-stdin'], '{"scheme":"mock"}\n')).json.pact.state, 'ACTIVE');
+});
+
 test('quickstart prints a spec for a rail the server offers, refuses one it does not', async () => {
   const spec = (await seller.expect(0, ['quickstart', '--counterparty', buyer.party])).json;
   assert.is(spec.rail, 'mock');
@@ -140,6 +186,8 @@ test('mutual cancel: one approval printed, submitted with the other party’s on
   assert.is(approval.signer, seller.party);
   assert.match(approval.sig, /^[0-9a-f]{128}$/);
   await buyer.expect(1, ['cancel', id, '--expires-at', expiresAt, '--signatures-stdin'], '');
+  const other = new Date(Date.parse(expiresAt) + 60_000).toISOString();
+  assert.match((await buyer.expect(1, ['cancel', id, '--expires-at', other, '--signatures-stdin'], JSON.stringify(approval))).stderr, 'use the same --expires-at');
   await buyer.expect(1, ['cancel', id, '--expires-at', expiresAt, '--signatures-stdin'], 'not json');
   const cancelled = (await buyer.expect(0, ['cancel', id, '--expires-at', expiresAt, '--signatures-stdin'], JSON.stringify(approval))).json;
   assert.is(cancelled.pact.state, 'CANCELLED');

@@ -13,8 +13,11 @@ import { Stack } from '../support/stack.js';
 // time for a version (its ETag), and its SDK is fit for a browser. tests/cli/pact-cli.test.ts installs and runs it.
 
 const test = suite<{ stack: Stack; dir: string }>('CLI package');
+const PUBLIC_URL = 'https://pact.example.test';
+
 test.before(async (context) => {
-  context.stack = await Stack.start();
+  // Behind a TLS proxy: the pages and the installer name PACT_PUBLIC_URL, whatever Host was asked for.
+  context.stack = await Stack.start({ env: { PACT_PUBLIC_URL: PUBLIC_URL } });
   context.dir = mkdtempSync(join(tmpdir(), 'pact-cli-package-'));
 });
 test.after(async ({ stack, dir }) => {
@@ -28,16 +31,33 @@ test('the CLI’s version is the repository’s', () => {
   assert.is(VERSION, PACKAGE_JSON.version);
 });
 
-test('GET /install: a POSIX shell script that fetches this server’s package into a prefix', async ({ stack }) => {
+test('GET /install: a POSIX shell script naming PACT_PUBLIC_URL and the package’s SHA-256, never cached across hosts', async ({ stack }) => {
   const response = await fetch(`${stack.url}/install`);
   assert.is(response.status, 200);
   assert.match(String(response.headers.get('content-type')), 'text/x-shellscript');
+  assert.is(response.headers.get('cache-control'), 'no-store');
+  assert.is(response.headers.get('vary'), 'Host');
   const script = await response.text();
   assert.ok(script.startsWith('#!/bin/sh\n'));
-  assert.match(script, `server='${stack.url}'`);
-  assert.match(script, 'PACT_PREFIX:-$HOME/.pact/cli');
-  assert.not.match(script, '{{base}}');
+  assert.match(script, `server='${PUBLIC_URL}'`);
+  const etag = (await fetch(`${stack.url}/pact-cli.tgz`, { method: 'HEAD' })).headers.get('etag');
+  assert.match(script, `sha256='${etag!.slice(1, -1)}'`);
+  assert.not.match(script, '{{');
   assert.is(spawnSync('sh', ['-n'], { input: script }).status, 0, 'the script parses as sh');
+  const landing = await (await fetch(`${stack.url}/`)).text();
+  assert.match(landing, `curl -fsSL ${PUBLIC_URL}/install | sh`);
+});
+
+test('the installer refuses a package whose SHA-256 is not the one it names, and installs the one it names', async ({ stack, dir }) => {
+  const script = (await (await fetch(`${stack.url}/install`)).text()).replace(`server='${PUBLIC_URL}'`, `server='${stack.url}'`);
+  const run = (text: string, prefix: string) =>
+    spawnSync('sh', [], { input: text, encoding: 'utf8', env: { PATH: process.env.PATH, HOME: dir, PACT_PREFIX: join(dir, prefix) }, timeout: 120_000 });
+  const tampered = run(script.replace(/sha256='[0-9a-f]{64}'/, `sha256='${'0'.repeat(64)}'`), 'refused');
+  assert.is(tampered.status, 1, tampered.stdout);
+  assert.match(tampered.stderr, 'is not the one this installer names');
+  const installed = run(script, 'installed');
+  assert.is(installed.status, 0, installed.stderr);
+  assert.match(installed.stdout, `pact ${VERSION} is installed`);
 });
 
 test('GET /pact-cli.tgz: gzip, the same bytes each time, an ETag of their hash, 304 when unchanged', async ({ stack }) => {
@@ -49,9 +69,12 @@ test('GET /pact-cli.tgz: gzip, the same bytes each time, an ETag of their hash, 
   assert.is(etag, `"${createHash('sha256').update(bytes).digest('hex')}"`);
   const again = Buffer.from(await (await fetch(`${stack.url}/pact-cli.tgz`)).arrayBuffer());
   assert.ok(bytes.equals(again));
-  const unchanged = await fetch(`${stack.url}/pact-cli.tgz`, { headers: { 'if-none-match': etag! } });
-  assert.is(unchanged.status, 304);
-  assert.is((await unchanged.arrayBuffer()).byteLength, 0);
+  for (const ifNoneMatch of [etag!, `W/${etag}`, `"other", ${etag}`, '*']) {
+    const unchanged = await fetch(`${stack.url}/pact-cli.tgz`, { headers: { 'if-none-match': ifNoneMatch } });
+    assert.is(unchanged.status, 304, ifNoneMatch);
+    assert.is((await unchanged.arrayBuffer()).byteLength, 0);
+  }
+  assert.is((await fetch(`${stack.url}/pact-cli.tgz`, { headers: { 'if-none-match': '"other"' } })).status, 200);
 });
 
 test('the package: npm layout, a pact bin, and an SDK that bundles for a browser without Node built-ins', async ({ stack, dir }) => {

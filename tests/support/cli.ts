@@ -36,10 +36,12 @@ export interface Run {
 /** One CLI identity: its own PACT_HOME, running the installed `pact`. */
 export class CliAgent {
   readonly home: string;
+  /** More environment for its runs (PACT_SERVER, say). */
+  env: Record<string, string> = {};
   party = '';
 
   constructor(
-    private readonly context: InstalledCli,
+    readonly context: InstalledCli,
     name: string,
   ) {
     this.home = join(context.dir, name);
@@ -47,7 +49,7 @@ export class CliAgent {
 
   /** Runs `pact` (asynchronously: a blocked event loop would miss the server closing idle connections). */
   async run(args: string[], input = ''): Promise<Run> {
-    const child = spawn(this.context.pact, args, { env: { PATH: process.env.PATH, HOME: this.context.dir, PACT_HOME: this.home } });
+    const child = spawn(this.context.pact, args, { env: { PATH: process.env.PATH, HOME: this.context.dir, PACT_HOME: this.home, ...this.env } });
     const [stdout, stderr] = [collect(child.stdout), collect(child.stderr)];
     child.stdin.end(input);
     const [code] = (await once(child, 'close')) as [number | null];

@@ -1,6 +1,6 @@
 import type { Health } from '../../pact-client.js';
-import { integerOption, stringOption, type Command } from '../command.js';
-import { answered, CliError } from '../output.js';
+import { stringOption, type Command } from '../command.js';
+import { answered, CliError, usageError } from '../output.js';
 
 const HOUR = 3_600_000;
 
@@ -10,9 +10,9 @@ const init: Command = {
   summary: 'make this agent’s Ed25519 key (in $PACT_HOME/agent.json, ~/.pact by default)',
   options: { force: { type: 'boolean' } },
   async run(context) {
-    const existing = context.home.exists() ? context.home.read() : undefined;
-    if (existing && !context.values.force) {
-      throw new CliError(`already initialised as ${existing.partyId} (${context.home.file}); --force replaces the key for good`);
+    if (context.home.exists() && !context.values.force) {
+      const existing = context.home.read();
+      throw new CliError(`already initialised as ${existing?.partyId} (${context.home.file}); --force replaces the key for good`);
     }
     const agent = context.home.create(context.server);
     context.print({ partyId: agent.partyId, server: agent.server, file: context.home.file });
@@ -40,7 +40,9 @@ const quickstart: Command = {
     const rail = railOf(health, stringOption(context, 'rail'));
     const asset = stringOption(context, 'asset') ?? 'USDC';
     const money = (amount: bigint) => ({ amount: String(amount), asset });
-    const amount = BigInt(integerOption(context, 'amount') ?? 1_000_000);
+    const price = stringOption(context, 'amount') ?? '1000000';
+    if (!/^[0-9]{1,30}$/.test(price)) throw usageError(`--amount takes minor units (a whole number), not "${price}"`);
+    const amount = BigInt(price);
     const me = context.key().party;
     const counterparty = stringOption(context, 'counterparty') ?? 'ed25519:<the counterparty’s party id>';
     // This agent does the work and proposes; its bond (a tenth of the price) is what it risks by proposing unfairly.

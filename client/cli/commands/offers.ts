@@ -44,8 +44,12 @@ const accept: Command = {
   summary: 'accept a template offer: a pact is made for this agent',
   options: { 'acceptance-id': { type: 'string' } },
   async run(context) {
-    const acceptanceId = stringOption(context, 'acceptance-id') ?? randomUUID();
-    const result = answered(await context.client.acceptOffer(context.key(), argument(context, 0, 'offerId'), acceptanceId), 'offers');
+    const offerId = argument(context, 0, 'offerId');
+    const given = stringOption(context, 'acceptance-id');
+    const acceptanceId = given ?? randomUUID();
+    // Said before the call: should its answer be lost, the same id again is the same pact, not a second one.
+    if (!given) context.io.stderr.write(`pact: acceptance id ${acceptanceId} (repeat it with --acceptance-id to retry)\n`);
+    const result = answered(await context.client.acceptOffer(context.key(), offerId, acceptanceId), 'offers');
     context.print({ acceptanceId, ...result });
   },
 };

@@ -20,20 +20,33 @@ const create: Command = {
 const fund: Command = {
   name: 'fund',
   usage: '<pactId> [--proof-stdin]',
-  summary: 'fund this agent’s deposit and bond (402 flow); real rails take the payment proof on stdin',
+  summary: 'fund this agent’s deposit and bond (402 flow); the mock rail pays itself, others take the proof on stdin',
   options: { 'proof-stdin': { type: 'boolean' } },
   async run(context) {
     const pactId = argument(context, 0, 'pactId');
     const pay = async (requirement: Requirement) => {
+      if (context.values['proof-stdin']) return proofText((await readStdin(context.io)).toString('utf8'));
       if (requirement.rail === 'mock') return MOCK_PROOF;
-      if (!context.values['proof-stdin']) {
-        throw new CliError(`the ${requirement.rail} rail asks for ${requirement.amount.amount} ${requirement.amount.asset} to ${requirement.payTo}; pay it and give the proof on stdin with --proof-stdin`, 1, { requirement });
-      }
-      return JSON.parse((await readStdin(context.io)).toString('utf8')) as unknown;
+      throw new CliError(`the ${requirement.rail} rail asks for ${requirement.amount.amount} ${requirement.amount.asset} to ${requirement.payTo}; pay it and give the proof on stdin with --proof-stdin`, 1, { requirement });
     };
     context.print(answered(await withSpinner(context.io, 'funding', context.client.fundWith(context.key(), pactId, pay)), 'funding'));
   },
 };
+
+/**
+ * A payment proof as given on stdin: JSON or base64 JSON, sent as it is. It is a secret: a proof that is neither
+ * is refused without being echoed.
+ */
+function proofText(text: string): string {
+  const proof = text.trim();
+  const decoded = /^[A-Za-z0-9+/=_-]+$/.test(proof) ? Buffer.from(proof, 'base64').toString('utf8') : proof;
+  try {
+    JSON.parse(decoded);
+    return proof;
+  } catch {
+    throw new CliError('the proof on stdin is neither JSON nor base64-encoded JSON');
+  }
+}
 
 const withdraw = pactCall('withdraw', 'take this agent’s deposit and bond back before the pact is active', (context, id) => context.client.withdraw(context.key(), id));
 const cosign = pactCall('cosign', 'accept the proposal (the last cosign settles it)', (context, id) => context.client.cosign(context.key(), id));
@@ -110,21 +123,27 @@ const cancel: Command = {
   async run(context) {
     const pactId = argument(context, 0, 'pactId');
     const expiresAt = timeOption(context, 'expires-at');
-    if (expiresAt === undefined) throw usageError('--expires-at is required');
+    if (expiresAt === undefined) throw usageError('--expires-at is required (the same time on every approval, before the pact’s current deadline)');
     const key = context.key();
     const stateNonce = await context.client.nonceOf(pactId);
-    const mine = context.client.cancelApproval(key, pactId, stateNonce, expiresAt);
-    if (!context.values['signatures-stdin']) return context.print({ ...mine, pactId, stateNonce, expiresAt });
-    const collected = jsonValues((await readStdin(context.io)).toString('utf8')).map(approvalOf);
-    const sigs = [...collected.filter((approval) => approval.signer !== key.party), mine];
+    const mine = { ...context.client.cancelApproval(key, pactId, stateNonce, expiresAt), pactId, stateNonce, expiresAt };
+    if (!context.values['signatures-stdin']) return context.print(mine);
+    const collected = jsonValues((await readStdin(context.io)).toString('utf8')).map((value) => approvalOf(value, mine));
+    const sigs = [...collected.filter((approval) => approval.signer !== key.party), mine].map(({ signer, sig }) => ({ signer, sig }));
     context.print(answered(await context.client.submitCancel(key, pactId, stateNonce, expiresAt, sigs), 'mutual cancel'));
   },
 };
 
-function approvalOf(value: unknown): CancelApproval {
-  const { signer, sig } = (value ?? {}) as Partial<CancelApproval>;
-  if (typeof signer !== 'string' || typeof sig !== 'string') throw new CliError('an approval on stdin lacks signer or sig');
-  return { signer, sig };
+type PrintedApproval = CancelApproval & { pactId?: unknown; stateNonce?: unknown; expiresAt?: unknown };
+
+/** An approval from stdin; one printed by `pact cancel` says what it was signed for, which must be what is submitted. */
+function approvalOf(value: unknown, mine: Required<PrintedApproval>): CancelApproval {
+  const approval = (value ?? {}) as Partial<PrintedApproval>;
+  if (typeof approval.signer !== 'string' || typeof approval.sig !== 'string') throw new CliError('an approval on stdin lacks signer or sig');
+  const differs = (['pactId', 'stateNonce', 'expiresAt'] as const).find((field) => approval[field] !== undefined && approval[field] !== mine[field]);
+  if (differs === 'stateNonce') throw new CliError(`the pact moved since ${approval.signer} approved (nonce ${String(approval.stateNonce)}, now ${mine.stateNonce}): collect the approvals again`);
+  if (differs) throw new CliError(`${approval.signer} approved ${differs} ${String(approval[differs])}, not ${String(mine[differs])}: use the same --expires-at`);
+  return { signer: approval.signer, sig: approval.sig };
 }
 
 const bindAddress: Command = {
