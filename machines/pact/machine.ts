@@ -39,6 +39,8 @@ export const pactMachine = setup({
     lastCosign: when('cosign', (context, event) => allCosignedWith(context, event.party)),
     objectDeadlinePassed: when('poke', (context, event) => isDue(context.objectBy, event.at)),
     verdictDeadlinePassed: when('poke', (context, event) => isDue(context.verdictBy, event.at)),
+    /** The report names a payout of the pact still pending (a payout is recorded once). */
+    pendingPayout: when('payoutsRecorded', (context, event) => record.hasPendingPayout(context, event.paid.map((p) => p.key))),
   },
   actions: {
     enterState: assign((_, params: { state: PactState }) => ({ state: params.state })),
@@ -68,7 +70,7 @@ export const pactMachine = setup({
   initial: 'CREATED',
   on: {
     payoutsRecorded: {
-      guard: ({ context, event }) => record.hasPendingPayout(context, event.paid.map((p) => p.key)),
+      guard: 'pendingPayout',
       actions: ['recordPayouts', 'stamp'],
     },
   },

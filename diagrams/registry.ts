@@ -1,0 +1,27 @@
+import type { AnyStateMachine } from 'xstate';
+import { offerMachine } from '../machines/offer/machine.js';
+import { pactMachine } from '../machines/pact/machine.js';
+
+/** A machine to draw: its file name in docs/machines/, the file that defines it, one line on what it is. */
+export interface MachineEntry {
+  readonly name: string;
+  readonly source: string;
+  readonly summary: string;
+  readonly machine: AnyStateMachine;
+}
+
+/** Every XState machine of the project (a test fails when a file with `createMachine(` is missing here). */
+export const MACHINES: readonly MachineEntry[] = [
+  {
+    name: 'pact',
+    source: 'machines/pact/machine.ts',
+    summary: 'The pact lifecycle: funding, proposal, cosign or objection, verdict, deadlines, payouts.',
+    machine: pactMachine,
+  },
+  {
+    name: 'offer',
+    source: 'machines/offer/machine.ts',
+    summary: "An offer's inventory: each acceptance takes a unit, a unit given back opens it again.",
+    machine: offerMachine,
+  },
+];
