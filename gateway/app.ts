@@ -6,6 +6,7 @@ import { pactError } from '../protocol/errors.js';
 import { registerAccessRoutes, type AccessRouteDeps } from './access-routes.js';
 import { registerCliRoutes } from './cli-routes.js';
 import { registerDiscoveryRoutes } from './discovery-routes.js';
+import { registerMachineRoutes, type MachineRouteDeps } from './machines-routes.js';
 import { pageBase } from './page-base.js';
 import { registerOpenApi } from './openapi.js';
 import { registerBlobRoutes, type BlobRouteDeps } from './blob-routes.js';
@@ -18,7 +19,7 @@ import { registerRateLimits } from './rate-limits.js';
 import type { HttpLimits } from '../runtime/config.js';
 import { registerTestHooks, type TestHookDeps } from './test-hooks.js';
 
-export interface GatewayDeps extends Omit<PactRouteDeps, 'blobs'>, Omit<HealthDeps, 'access'>, Omit<BlobRouteDeps, 'access'>, OfferRouteDeps, StreamRouteDeps, AccessRouteDeps {
+export interface GatewayDeps extends Omit<PactRouteDeps, 'blobs'>, Omit<HealthDeps, 'access'>, Omit<BlobRouteDeps, 'access'>, OfferRouteDeps, StreamRouteDeps, AccessRouteDeps, MachineRouteDeps {
   testHooks: TestHookDeps | undefined;
   http: HttpLimits;
   /** PACT_PUBLIC_URL: the base the pages and the installer name, instead of the Host asked for. */
@@ -80,5 +81,6 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   const baseOf = pageBase(deps.publicUrl, () => `http://localhost:${(app.server.address() as AddressInfo | null)?.port ?? ''}`);
   registerDiscoveryRoutes(app, deps, baseOf);
   registerCliRoutes(app, baseOf);
+  registerMachineRoutes(app, deps);
   return app;
 }

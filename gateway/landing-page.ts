@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { AccessMode } from '../machines/access/types.js';
 import type { RailHealth } from '../rails/rail.js';
 import { railReady } from './health.js';
+import { escapeHtml } from './html.js';
 
 export interface LandingView {
   /** This server's address as the client reached it. */
@@ -15,8 +16,6 @@ const ACCESS_NOTES: Record<AccessMode, string> = {
   invite: 'only allowed parties may write here; ask with `pact request-access` (a six-digit code comes by email).',
 };
 
-const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (char) => ENTITIES[char]!);
 
 /** `template` with each `{{name}}` replaced by `values[name]`, HTML-escaped; a name without a value is a bug here. */
 function fill(template: string, values: Record<string, string>): string {

@@ -114,6 +114,14 @@ export const SUCCESS = {
     content: { 'application/gzip': { schema: { type: 'string', format: 'binary' } } },
   },
   openApiDocument: json('This document', { type: 'object' }),
+  machinesPage: text('Every state machine’s statechart, drawn from its definition', 'text/html'),
+  stylesheet: text('The machine pages’ stylesheet', 'text/css'),
+  script: text('The live view’s script', 'text/javascript'),
+  livePactPage: text('The pact chart with the pact’s state highlighted and its journal, kept current by server-sent events', 'text/html'),
+  journalEvents: text(
+    'Server-sent events: one `entry` event per applied command (`data`: `{ seq, nonce, at, signer, event, state?, payouts? }`, `id`: the journal sequence), those there now and then each as it lands; `Last-Event-ID` resumes after one',
+    'text/event-stream',
+  ),
 } satisfies Record<string, ResponseObject>;
 
 export type Success = keyof typeof SUCCESS;

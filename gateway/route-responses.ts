@@ -78,6 +78,11 @@ export const ROUTE_ANSWERS: Record<string, RouteAnswers> = {
   // Built on first request; a build that fails is 503 (and tried again on the next).
   'GET /pact-cli.tgz': { success: 'cliPackage', refusals: ['unavailable'] },
   'GET /openapi.json': { success: 'openApiDocument', refusals: [] },
+  'GET /machines': { success: 'machinesPage', refusals: [] },
+  'GET /machines/machines.css': { success: 'stylesheet', refusals: [] },
+  'GET /machines/live.js': { success: 'script', refusals: [] },
+  'GET /machines/pacts/:id': { success: 'livePactPage', refusals: ['not_found'] },
+  'GET /machines/pacts/:id/journal': { success: 'journalEvents', refusals: ['not_found', 'invalid_request', 'rate_limited'] },
 };
 
 /** The OpenAPI responses of `route` (`METHOD /path`): 200, and each error status with its codes; undefined for a route not listed. */

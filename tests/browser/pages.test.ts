@@ -3,11 +3,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { generateKeyPair } from '../../protocol/sign.js';
-import { forget, reapOnExit } from '../support/reaper.js';
+import { closeBrowser, textOf, visit } from '../support/browser.js';
 import { Stack } from '../support/stack.js';
 
 // The pages people open, in headless Chromium (Debian's `chromium`, which .ci/run installs; PACT_CHROMIUM
@@ -29,55 +28,6 @@ test.after(async ({ open, invite }) => {
   await invite?.stop();
   await open?.stop();
 });
-
-let launched: Promise<Browser> | undefined;
-
-/**
- * The one browser of this file, launched on first use, so that a missing Chromium fails each test that needs
- * it (uvu drops an error thrown in `before` and reports nothing failed).
- */
-function browser(): Promise<Browser> {
-  launched ??= (async () => {
-    const executablePath = process.env.PACT_CHROMIUM || '/usr/bin/chromium';
-    if (!existsSync(executablePath)) throw new Error(`no Chromium at ${executablePath}: install Debian's chromium (apt-get install -y chromium; .ci/run does) or set PACT_CHROMIUM to its executable`);
-    const started = await puppeteer.launch({ executablePath, headless: true, args: ['--no-sandbox'] }); // CI runs as root
-    reapOnExit(started.process()?.pid);
-    return started;
-  })();
-  return launched;
-}
-
-async function closeBrowser(): Promise<void> {
-  const started = await launched?.catch(() => undefined);
-  if (!started) return;
-  const pid = started.process()?.pid;
-  await started.close();
-  forget(pid);
-}
-
-/**
- * Opens `url` in a new tab, runs `check` on the loaded page, and fails on any console error, page error,
- * failed request or error status seen meanwhile. The tab is closed whatever happens.
- */
-async function visit<T>(url: string, check: (page: Page) => Promise<T>): Promise<T> {
-  const page = await (await browser()).newPage();
-  const problems: string[] = [];
-  page.on('console', (message) => message.type() === 'error' && problems.push(`console error: ${message.text()}`));
-  page.on('pageerror', (error) => problems.push(`page error: ${String(error)}`));
-  page.on('requestfailed', (request) => problems.push(`request failed: ${request.url()} (${request.failure()?.errorText})`));
-  page.on('response', (response) => response.status() >= 400 && problems.push(`${response.status()} from ${response.url()}`));
-  try {
-    const response = await page.goto(url, { waitUntil: 'networkidle0' });
-    assert.is(response?.status(), 200, `GET ${url}`);
-    const result = await check(page);
-    assert.equal(problems, [], `${url}: ${problems.join('; ')}`);
-    return result;
-  } finally {
-    await page.close();
-  }
-}
-
-const textOf = (page: Page, selector: string) => page.$eval(selector, (element) => element.textContent ?? '');
 
 test('the landing page shows the rails and access mode /health reports', async ({ open }) => {
   const health = (await open.client.request('GET', '/health')).body as { rails: string[]; access: { mode: string } };

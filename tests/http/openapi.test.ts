@@ -26,6 +26,7 @@ const ROUTES = [
   'GET /dl/{token}', 'POST /offers', 'GET /offers', 'GET /offers/watch', 'POST /offers/{id}/accept', 'POST /v0/events',
   'POST /v0/pull', 'POST /access/request', 'POST /access/verify', 'GET /access/{party}', 'POST /access/admin',
   'GET /agents.md', 'GET /llms.txt', 'GET /install', 'GET /pact-cli.tgz', 'GET /openapi.json',
+  'GET /machines', 'GET /machines/machines.css', 'GET /machines/live.js', 'GET /machines/pacts/{id}', 'GET /machines/pacts/{id}/journal',
 ];
 
 test('valid OpenAPI 3.1, listing every route and no test hook', async ({ stack }) => {
@@ -69,7 +70,7 @@ const jsonSchemaOf = (response: DocumentedResponse | undefined) => response?.con
 const codesOf = (response: DocumentedResponse | undefined) => ((jsonSchemaOf(response)?.properties as Schema | undefined)?.error as { enum?: ErrorCode[] } | undefined)?.enum ?? [];
 const openApiPath = (route: string) => route.replace(/:(\w+)/g, '{$1}');
 /** Routes that answer 200 whatever comes: nothing to refuse. */
-const NEVER_REFUSED = ['GET /health', 'GET /', 'GET /agents.md', 'GET /llms.txt', 'GET /install', 'GET /openapi.json'];
+const NEVER_REFUSED = ['GET /health', 'GET /', 'GET /agents.md', 'GET /llms.txt', 'GET /install', 'GET /openapi.json', 'GET /machines', 'GET /machines/machines.css', 'GET /machines/live.js'];
 
 test('each operation documents a 2xx and its error statuses, each with the codes of that status', async ({ stack }) => {
   const operations = operationsOf(await documentOf(stack));

@@ -1,0 +1,72 @@
+import { readFileSync } from 'node:fs';
+import type { FastifyInstance } from 'fastify';
+import type { JournalRow } from '../projection/pact-journal-feed.js';
+import type { ReadModel } from '../projection/read-model.js';
+import { pactError } from '../protocol/errors.js';
+import { PACT_ID } from '../protocol/ids.js';
+import { sendError } from './errors.js';
+import { MACHINES_CSP, machinesPage, pactPage } from './machines-page.js';
+
+export interface MachineRouteDeps {
+  readModel: ReadModel;
+  /** A pact's journal rows after a stream sequence, then live as they are appended, until the signal aborts. */
+  journalFeed: (pactId: string, afterSeq: number, signal: AbortSignal) => AsyncIterable<JournalRow>;
+}
+
+const asset = (name: string) => readFileSync(new URL(`./machines/${name}`, import.meta.url), 'utf8');
+const LIVE_JS = asset('live.js');
+const MACHINES_CSS = asset('machines.css');
+/** Live views one node feeds at once (each holds a NATS consumer); more wait for a place. */
+const MAX_LIVE_VIEWS = 100;
+const HEARTBEAT_MS = 15_000;
+
+/**
+ * The machines for people: `GET /machines` (every statechart), `GET /machines/pacts/:id` (the pact chart with
+ * its state highlighted and its journal, live) and `GET /machines/pacts/:id/journal`, the journal as
+ * server-sent events (`id` is the stream sequence, so a reconnecting browser resumes after the last it saw).
+ */
+export function registerMachineRoutes(app: FastifyInstance, { readModel, journalFeed }: MachineRouteDeps): void {
+  let liveViews = 0;
+  const html = { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': MACHINES_CSP };
+  app.get('/machines', async (_request, reply) => reply.headers(html).send(machinesPage()));
+  app.get('/machines/machines.css', async (_request, reply) => reply.type('text/css; charset=utf-8').send(MACHINES_CSS));
+  app.get('/machines/live.js', async (_request, reply) => reply.type('text/javascript; charset=utf-8').send(LIVE_JS));
+
+  app.get<{ Params: { id: string } }>('/machines/pacts/:id', async (request, reply) => {
+    const pact = PACT_ID.test(request.params.id) ? await readModel.get(request.params.id) : undefined;
+    if (!pact) return sendError(reply, pactError('not_found', `no pact ${request.params.id}`));
+    return reply.headers({ ...html, 'cache-control': 'no-store' }).send(pactPage(pact));
+  });
+
+  app.get<{ Params: { id: string } }>('/machines/pacts/:id/journal', async (request, reply) => {
+    const { id } = request.params;
+    if (!PACT_ID.test(id) || !(await readModel.get(id))) return sendError(reply, pactError('not_found', `no pact ${id}`));
+    const after = resumeAfter(request.headers['last-event-id']);
+    if (after === undefined) return sendError(reply, pactError('invalid_request', 'Last-Event-ID is a journal sequence', { field: 'Last-Event-ID' }));
+    if (liveViews >= MAX_LIVE_VIEWS) return sendError(reply.header('retry-after', '5'), pactError('rate_limited', 'too many live views on this server; retry shortly', { retryAfter: 5 }));
+    liveViews++;
+    reply.hijack();
+    const raw = reply.raw;
+    raw.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' });
+    raw.write('retry: 2000\n\n');
+    const gone = new AbortController();
+    request.raw.once('close', () => gone.abort());
+    const heartbeat = setInterval(() => raw.write(': still here\n\n'), HEARTBEAT_MS);
+    try {
+      for await (const row of journalFeed(id, after, gone.signal)) raw.write(`id: ${row.seq}\nevent: entry\ndata: ${JSON.stringify(row)}\n\n`);
+    } catch (error) {
+      // NATS went away: the browser reconnects (after `retry`) and resumes from its Last-Event-ID.
+      if (!gone.signal.aborted) console.error(`the live journal of ${id} stopped:`, String(error));
+    } finally {
+      clearInterval(heartbeat);
+      liveViews--;
+      raw.end();
+    }
+  });
+}
+
+/** The stream sequence a reconnecting browser saw last (0: from the start); undefined when the header is not one. */
+function resumeAfter(header: string | string[] | undefined): number | undefined {
+  if (header === undefined) return 0;
+  return typeof header === 'string' && /^[0-9]{1,15}$/.test(header) ? Number(header) : undefined;
+}
