@@ -16,6 +16,8 @@ export interface Config {
   /** PACT_NATS_CREDENTIALS: the role users (`actors/nats-roles.ts`) for a NATS that needs them. */
   natsCredentialsFile: string | undefined;
   testHooks: boolean;
+  /** PACT_INSPECT=1: send this node's pact transitions to the Stately inspector (runtime/inspection.ts). */
+  inspect: boolean;
   /** PACT_SERVER_KEY_FILE: the deployment's own key (fees, notifications); every node of one deployment shares it. */
   serverKeyFile: string | undefined;
   evaluator: EvaluatorConfig;
@@ -73,6 +75,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     natsUrl: env.NATS_URL || undefined,
     natsCredentialsFile: env.PACT_NATS_CREDENTIALS || undefined,
     testHooks: env.PACT_TEST_HOOKS === '1',
+    inspect: env.PACT_INSPECT === '1',
     serverKeyFile: env.PACT_SERVER_KEY_FILE || undefined,
     evaluator: evaluatorConfig(env, {
       timeoutMs: integer('PACT_EVALUATOR_TIMEOUT_MS', 24 * 3_600_000, env),

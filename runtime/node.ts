@@ -1,3 +1,4 @@
+import { startInspection } from './inspection.js';
 import { journalFeed } from '../projection/pact-journal-feed.js';
 import { VERSION } from '../protocol/version.js';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -198,10 +199,14 @@ async function startRoles(config: Config, natsServer: NatsEndpoint): Promise<Pac
   const projector = new Projector(nats.reader, readModel, nodeId);
   const journal = new Journal(nats.host.js, nats.host.jsm);
   const partitionOfPact = (pactId: string) => partitionOf(pactId, config.partitions);
+  const inspect = config.inspect ? await startInspection() : undefined;
   const records: ActorRecords = {
     load: (pactId) => readModel.record(pactId),
     current: (pactId) => projector.vouchesFor(pactId, host.heldSince(partitionOfPact(pactId))),
-    committed: (committed) => projector.committed(committed),
+    committed: (committed) => {
+      projector.committed(committed);
+      inspect?.(committed);
+    },
     recovered: (record) => projector.recovered(record),
   };
   const verifier = config.verifyThreads > 0 ? new VerifyPool(config.verifyThreads) : inlineVerifier;
