@@ -22,8 +22,10 @@ export function browser(): Promise<Browser> {
   return launched;
 }
 
+/** Closes the browser; the next test file to ask for one launches another (uvu runs every file in one process). */
 export async function closeBrowser(): Promise<void> {
   const started = await launched?.catch(() => undefined);
+  launched = undefined;
   if (!started) return;
   const pid = started.process()?.pid;
   await started.close();
