@@ -14,13 +14,17 @@ export async function startInspection(): Promise<(committed: Committed) => void>
   const definition = JSON.stringify(pactMachine.config);
   const registered = new Set<string>();
   return ({ entry, record }) => {
-    const actor = `pact:${entry.pactId}`;
-    const snapshot = { status: 'active' as const, value: record.pact.state, context: record.pact };
-    if (!registered.has(actor)) {
-      registered.add(actor);
-      inspector.actor(actor, snapshot, { definition });
+    try {
+      const actor = `pact:${entry.pactId}`;
+      const snapshot = { status: 'active' as const, value: record.pact.state, context: record.pact };
+      if (!registered.has(actor)) {
+        registered.add(actor);
+        inspector.actor(actor, snapshot, { definition });
+      }
+      inspector.event(actor, entry.event);
+      inspector.snapshot(actor, snapshot, { event: entry.event });
+    } catch (error) {
+      console.error('the Stately inspector:', String(error)); // a development aid never stands in a commit's way
     }
-    inspector.event(actor, entry.event);
-    inspector.snapshot(actor, snapshot, { event: entry.event });
   };
 }

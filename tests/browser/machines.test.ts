@@ -58,8 +58,11 @@ test('/machines/pacts/:id follows the pact through create, fund, propose, object
 
       const verdict = await stack.client.verdict(stack.evaluator, id, disputed.body.pact.inputHash!, [{ party: buyer.party, bp: 10_000 }], 'proposer', 'not delivered');
       assert.is(verdict.status, 200, JSON.stringify(verdict.body));
-      await seen(page, 'SETTLED', 6); // and then, once the payout worker has paid, a row recording it
+      await seen(page, 'SETTLED', 7); // the verdict, and the payout worker's record of what it paid
       const verdictRow = await textOf(page, '#journal tbody tr:nth-child(6)');
+      const paidRow = await textOf(page, '#journal tbody tr:nth-child(7)');
+      assert.match(paidRow, 'payoutsRecorded');
+      assert.match(paidRow, 'unsigned');
       assert.match(verdictRow, 'verdict');
       assert.match(verdictRow, stack.evaluator.party, 'the verdict row names the evaluator as its signer');
       assert.match(verdictRow, '→', `the verdict row lists the payouts it planned: ${verdictRow}`);
@@ -68,6 +71,11 @@ test('/machines/pacts/:id follows the pact through create, fund, propose, object
       mkdirSync(ARTIFACTS, { recursive: true });
       await page.setViewport({ width: 1400, height: 1000 });
       await page.screenshot({ path: join(ARTIFACTS, 'machines-pact.png'), fullPage: true });
+      // On a phone the chart keeps a readable size (it scrolls sideways) and the journal's rows become blocks.
+      await page.setViewport({ width: 390, height: 844, isMobile: true });
+      assert.ok((await page.$eval('.chart svg', (svg) => svg.getBoundingClientRect().width)) >= 800, 'the chart is not shrunk to the phone');
+      assert.is(await page.$eval('#journal thead', (head) => getComputedStyle(head).display), 'none');
+      await page.screenshot({ path: join(ARTIFACTS, 'machines-pact-phone.png'), fullPage: true });
     },
     'load',
   );

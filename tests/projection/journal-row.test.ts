@@ -41,4 +41,15 @@ test('the server’s own commands have no signer; a creation names its rail and 
   assert.equal(journalRow(1, created).event, { type: 'created', rail: 'mock', parties: [party] });
 });
 
+test('a fund row says its receipt, nothing of the call that paid', () => {
+  const entry = {
+    pactId: 'p_1', nonce: 1, commandId: 'c',
+    event: { type: 'fund', at: 5, party, receipt: 'mock_1' },
+    envelope: { action: 'pacts.fund', call: {}, pactId: 'p_1', stateNonce: 0, issuedAt: 4, signer: party, sig: 'ef' },
+  } as unknown as JournalEntry;
+  const row = journalRow(2, entry);
+  assert.equal(row.event, { type: 'fund', receipt: 'mock_1' });
+  assert.not.match(JSON.stringify(row), '"sig"');
+});
+
 test.run();
