@@ -1,0 +1,28 @@
+import ganache from 'ganache';
+import type { Hex } from 'viem';
+
+export interface GanacheNode {
+  rpcUrl: string;
+  stop(): Promise<void>;
+}
+
+export interface GanacheOptions {
+  chainId: number;
+  /** Keys whose accounts start with ETH for gas. */
+  funded: { key: Hex; wei: bigint }[];
+}
+
+/** Ganache in this process, serving JSON-RPC over HTTP on a free loopback port. */
+export async function startGanache({ chainId, funded }: GanacheOptions): Promise<GanacheNode> {
+  const server = ganache.server({
+    // ganache 7.9 stops at shanghai; TestUSDC is compiled for it.
+    chain: { chainId, hardfork: 'shanghai' },
+    // Eager instamine: each transaction is mined in its own block before eth_sendRawTransaction answers.
+    miner: { instamine: 'eager', blockTime: 0 },
+    wallet: { accounts: funded.map(({ key, wei }) => ({ secretKey: key, balance: `0x${wei.toString(16)}` })) },
+    logging: { quiet: true },
+  });
+  await server.listen(0, '127.0.0.1');
+  const address = server.address() as { address: string; port: number };
+  return { rpcUrl: `http://127.0.0.1:${address.port}`, stop: () => server.close() };
+}
