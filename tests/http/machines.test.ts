@@ -22,8 +22,10 @@ test.after(async ({ stack }) => {
 
 interface View {
   status: number;
-  /** The `id`s of the events read until `count` came (or the stream ended). */
+  /** The `id`s of the events read so far. */
   ids: number[];
+  /** Reads on until `count` events in all have come (or the stream ended). */
+  readUntil(count: number): Promise<number[]>;
   close(): void;
 }
 
@@ -32,19 +34,20 @@ async function view(stack: Stack, pactId: string, count: number, headers: Record
   const controller = new AbortController();
   const response = await fetch(`${stack.url}/machines/pacts/${pactId}/journal`, { headers, signal: controller.signal });
   const ids: number[] = [];
-  if (response.status === 200) {
-    const reader = response.body!.getReader();
-    let text = '';
-    while (ids.length < count) {
+  const reader = response.status === 200 ? response.body!.getReader() : undefined;
+  if (!reader) await response.arrayBuffer();
+  let text = '';
+  const readUntil = async (wanted: number) => {
+    while (reader && ids.length < wanted) {
       const { value, done } = await reader.read();
       if (done) break;
       text += new TextDecoder().decode(value);
       ids.splice(0, ids.length, ...[...text.matchAll(/^id: (\d+)$/gm)].map((match) => Number(match[1])));
     }
-  } else {
-    await response.arrayBuffer();
-  }
-  return { status: response.status, ids, close: () => controller.abort() };
+    return ids;
+  };
+  await readUntil(count);
+  return { status: response.status, ids, readUntil, close: () => controller.abort() };
 }
 
 test('the journal streams every entry in order; Last-Event-ID (or ?after) resumes after one', async ({ stack, pactId }) => {
@@ -76,6 +79,30 @@ test('at most 10 live views per client; a view that goes frees its place', async
   }
   assert.is(again?.status, 200, 'the closed view’s place was given back');
   for (const v of [...open, again!]) v.close();
+});
+
+test('any node serves the live journal: a view on a second node sees what the first node applies', async ({ stack }) => {
+  const second = await Stack.start({ natsUrl: stack.natsUrl });
+  try {
+    const { seller, buyer } = newParties();
+    const created = await stack.client.create(seller, tradeSpec(seller, buyer));
+    const pactId = created.body.pact.id as string;
+    let opened: View | undefined;
+    for (let attempt = 0; attempt < 50 && opened?.status !== 200; attempt++) {
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 100)); // the second node's read model catching up
+      opened = await view(second, pactId, 0);
+      opened.close();
+    }
+    assert.is(opened?.status, 200);
+    const watching = await view(second, pactId, 1); // the creation: the view is following
+    assert.is((await stack.client.fund(buyer, pactId)).status, 200);
+    assert.is((await stack.client.fund(seller, pactId)).status, 200);
+    const seen = await watching.readUntil(3);
+    watching.close();
+    assert.is(seen.length, 3, 'both funds reached the open view on the other node');
+  } finally {
+    await second.stop();
+  }
 });
 
 test('a node shuts down with live views open (they end; nothing waits on them)', async ({ stack, pactId }) => {
