@@ -15,7 +15,7 @@ import {
 } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
 import { connectOptionsOf, NATS_ROLES, type NatsCredentials, type NatsRole, type NatsUser } from './nats-roles.js';
-import { ACCESS_STREAM, ACCESS_WILDCARD, CMD_STREAM, EVENT_STREAM, EVENT_SUBJECT, JOURNAL_STREAM, LEASE_BUCKET, OFFER_STREAM, OFFER_WILDCARD } from './subjects.js';
+import { ACCESS_STREAM, ACCESS_WILDCARD, CMD_STREAM, EVENT_STREAM, EVENT_SUBJECT, JOURNAL_STREAM, LEASE_BUCKET, OFFER_STREAM, OFFER_WILDCARD, RAIL_ADDRESSES, RAILS_STREAM } from './subjects.js';
 
 const NANOS_PER_MS = 1_000_000;
 
@@ -151,6 +151,15 @@ async function ensureStreams(jsm: JetStreamManager, replicas: number, journalMax
   await ensureStream(jsm, {
     name: ACCESS_STREAM,
     subjects: [ACCESS_WILDCARD],
+    retention: RetentionPolicy.Limits,
+    storage: StorageType.File,
+    num_replicas: replicas,
+    max_bytes: journalMaxBytes,
+    discard: DiscardPolicy.New,
+  });
+  await ensureStream(jsm, {
+    name: RAILS_STREAM,
+    subjects: [RAIL_ADDRESSES],
     retention: RetentionPolicy.Limits,
     storage: StorageType.File,
     num_replicas: replicas,

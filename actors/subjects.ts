@@ -14,6 +14,10 @@ export const ACCESS_WILDCARD = 'access.>';
 export const ACCESS_PARTIES = 'access.party.>';
 export const ACCESS_RULES_ID = 'rules';
 export const accessSubject = (id: string) => (id === ACCESS_RULES_ID ? 'access.rules' : `access.party.${id}`);
+/** Payout addresses the parties bound: a subject per rail and party, first write wins (expected last sequence 0). */
+export const RAILS_STREAM = 'PACT_RAILS';
+export const RAIL_ADDRESSES = 'rails.address.>';
+export const railAddressSubject = (rail: string, party: string) => `rails.address.${rail}.${party}`;
 /** The Agent Stream: every event on one subject, kept seven days; the event id is the message id. */
 export const EVENT_STREAM = 'PACT_EVENTS';
 export const EVENT_SUBJECT = 'stream.evt';

@@ -5,15 +5,13 @@ import { adminCallProblem, normalEmail } from '../machines/access/rules.js';
 import type { AdminCall } from '../machines/access/types.js';
 import { canonicalHashHex } from '../protocol/digest.js';
 import { pactError, type PactError } from '../protocol/errors.js';
-import { issuedAtProblem } from '../protocol/issued-at.js';
 import { isPartyId } from '../protocol/party.js';
 import { signedCallSchema, type AccessAction } from '../protocol/schemas.js';
 import { signedPart, type SignedCall } from '../protocol/signed-call.js';
-import { verifySignature } from '../protocol/verify.js';
 import type { Clock } from '../runtime/clock.js';
-import { badSignature, sendError } from './errors.js';
+import { sendError } from './errors.js';
 import { limitFor, type RateLimits } from './rate-limits.js';
-import { signedForThisRoute } from './signed-call.js';
+import { signedForThisRoute, unboundCallProblem } from './signed-call.js';
 import { clientOf, TokenBuckets } from './token-buckets.js';
 
 export interface AccessRouteDeps {
@@ -38,7 +36,7 @@ export function registerAccessRoutes(app: FastifyInstance, deps: AccessRouteDeps
 
   app.post<{ Body: SignedCall<{ email: string; useCase?: string }> }>('/access/request', signedRoute('access.request'), async (request, reply) => {
     const now = deps.clock.now();
-    const refused = envelopeProblem(request.body);
+    const refused = unboundCallProblem(request.body);
     if (refused) return sendError(reply, refused);
     if (open) return { mode: 'open', status: 'allowed', sent: false };
     const email = normalEmail(request.body.call.email);
@@ -51,7 +49,7 @@ export function registerAccessRoutes(app: FastifyInstance, deps: AccessRouteDeps
 
   app.post<{ Body: SignedCall<{ otp: string }> }>('/access/verify', signedRoute('access.verify'), async (request, reply) => {
     const now = deps.clock.now();
-    const refused = envelopeProblem(request.body) ?? limit(verifiesPerIp, clientOf(request.ip), now);
+    const refused = unboundCallProblem(request.body) ?? limit(verifiesPerIp, clientOf(request.ip), now);
     if (refused) return sendError(reply, refused);
     if (open) return { mode: 'open', party: request.body.signer, status: 'allowed' };
     const verified = await guarded(desk.verify(request.body.signer, request.body.call.otp, now));
@@ -68,7 +66,7 @@ export function registerAccessRoutes(app: FastifyInstance, deps: AccessRouteDeps
 
   app.post<{ Body: SignedCall<AdminCall> }>('/access/admin', signedRoute('access.admin'), async (request, reply) => {
     const now = deps.clock.now();
-    const refused = envelopeProblem(request.body);
+    const refused = unboundCallProblem(request.body);
     if (refused) return sendError(reply, refused);
     if (adminParty === undefined || request.body.signer !== adminParty) return sendError(reply, pactError('forbidden', 'only the operator (PACT_ADMIN_PARTY) signs access.admin'));
     const malformed = adminCallProblem(request.body.call, isPartyId);
@@ -78,13 +76,6 @@ export function registerAccessRoutes(app: FastifyInstance, deps: AccessRouteDeps
     const { ok: _ok, ...answer } = done;
     return { mode: gate.mode, ...answer };
   });
-}
-
-/** An access call's envelope: its signature (401), then stateNonce 0 (400) and a fresh issuedAt (422). */
-function envelopeProblem(envelope: SignedCall): PactError | undefined {
-  if (!verifySignature(envelope.signer, signedPart(envelope), envelope.sig)) return badSignature();
-  if (envelope.stateNonce !== 0) return pactError('invalid_request', 'access calls take stateNonce 0', { field: 'stateNonce' });
-  return issuedAtProblem(envelope.issuedAt);
 }
 
 /** The desk's outcome, or 503 when the access journal could not be read or written. */

@@ -7,6 +7,7 @@ import { registerAccessRoutes, type AccessRouteDeps } from './access-routes.js';
 import { registerCliRoutes } from './cli-routes.js';
 import { registerDiscoveryRoutes } from './discovery-routes.js';
 import { registerMachineRoutes, type MachineRouteDeps } from './machines-routes.js';
+import { registerRailRoutes, type RailRouteDeps } from './rail-routes.js';
 import { pageBase } from './page-base.js';
 import { registerOpenApi } from './openapi.js';
 import { registerBlobRoutes, type BlobRouteDeps } from './blob-routes.js';
@@ -19,7 +20,7 @@ import { registerRateLimits } from './rate-limits.js';
 import type { HttpLimits } from '../runtime/config.js';
 import { registerTestHooks, type TestHookDeps } from './test-hooks.js';
 
-export interface GatewayDeps extends Omit<PactRouteDeps, 'blobs'>, Omit<HealthDeps, 'access'>, Omit<BlobRouteDeps, 'access'>, OfferRouteDeps, StreamRouteDeps, AccessRouteDeps, MachineRouteDeps {
+export interface GatewayDeps extends Omit<PactRouteDeps, 'blobs'>, Omit<HealthDeps, 'access'>, Omit<BlobRouteDeps, 'access'>, OfferRouteDeps, StreamRouteDeps, AccessRouteDeps, MachineRouteDeps, Omit<RailRouteDeps, 'access'> {
   testHooks: TestHookDeps | undefined;
   http: HttpLimits;
   /** PACT_PUBLIC_URL: the base the pages and the installer name, instead of the Host asked for. */
@@ -75,6 +76,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   registerOfferRoutes(app, deps);
   registerStreamRoutes(app, deps);
   registerAccessRoutes(app, deps);
+  registerRailRoutes(app, deps);
   registerHealth(app, deps);
   if (deps.testHooks) registerTestHooks(app, deps.testHooks);
   // Without PACT_PUBLIC_URL or a usable Host header, the pages name the port this server listens on.

@@ -114,6 +114,12 @@ export const SUCCESS = {
     content: { 'application/gzip': { schema: { type: 'string', format: 'binary' } } },
   },
   openApiDocument: json('This document', { type: 'object' }),
+  railAddress: json('`{ rail, party, address, boundAt }`: the address bound (the first one, when this is a repeat)', object(['rail', 'party', 'address', 'boundAt'], {
+    rail: { type: 'string' },
+    party: { type: 'string' },
+    address: { type: 'string' },
+    boundAt: millis,
+  })),
   machinesPage: text('Every state machine’s statechart, drawn from its definition', 'text/html'),
   stylesheet: text('The machine pages’ stylesheet', 'text/css'),
   script: text('The live view’s script', 'text/javascript'),

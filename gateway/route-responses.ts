@@ -78,6 +78,7 @@ export const ROUTE_ANSWERS: Record<string, RouteAnswers> = {
   // Built on first request; a build that fails is 503 (and tried again on the next).
   'GET /pact-cli.tgz': { success: 'cliPackage', refusals: ['unavailable'] },
   'GET /openapi.json': { success: 'openApiDocument', refusals: [] },
+  'POST /rails/:rail/address': { success: 'railAddress', refusals: [...SIGNED_WRITE, ...FRESH, ...GATED, 'rail_not_available', 'address_already_bound'] },
   'GET /machines': { success: 'machinesPage', refusals: [] },
   'GET /machines/machines.css': { success: 'stylesheet', refusals: [] },
   'GET /machines/live.js': { success: 'script', refusals: [] },

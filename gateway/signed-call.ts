@@ -1,8 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { pactError, type PactError } from '../protocol/errors.js';
 import type { SignedAction } from '../protocol/schemas.js';
-import type { SignedCall } from '../protocol/signed-call.js';
-import { sendError } from './errors.js';
+import { issuedAtProblem } from '../protocol/issued-at.js';
+import { signedPart, type SignedCall } from '../protocol/signed-call.js';
+import { verifySignature } from '../protocol/verify.js';
+import { badSignature, sendError } from './errors.js';
 
 /**
  * A call signed for another action or pact does not cover this request: 401. Checked on the raw body,
@@ -27,4 +29,14 @@ export function signedForThisRoute(action: SignedAction) {
     const refused = scopeProblem(body, action, (request.params as { id?: string }).id ?? '');
     if (refused) return sendError(reply, refused);
   };
+}
+
+/**
+ * A call no pact's nonce protects (access, rail addresses), checked here as no actor sees it: its signature (401),
+ * then stateNonce 0 (400) and a fresh issuedAt (422).
+ */
+export function unboundCallProblem(envelope: SignedCall): PactError | undefined {
+  if (!verifySignature(envelope.signer, signedPart(envelope), envelope.sig)) return badSignature();
+  if (envelope.stateNonce !== 0) return pactError('invalid_request', `${envelope.action} takes stateNonce 0`, { field: 'stateNonce' });
+  return issuedAtProblem(envelope.issuedAt);
 }

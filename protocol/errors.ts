@@ -19,6 +19,7 @@ export const ERROR_STATUS = {
   invalid_state: 409,
   inputHash_mismatch: 409,
   blob_limit_reached: 409,
+  address_already_bound: 409,
   offer_not_acceptable: 409,
   sold_out: 409,
   link_expired: 410,

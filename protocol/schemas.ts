@@ -147,6 +147,12 @@ const calls = {
       note: { type: 'string', maxLength: 1_000 },
     },
   },
+  'rails.bindAddress': {
+    type: 'object',
+    required: ['address'],
+    additionalProperties: false,
+    properties: { rail: { type: 'string', pattern: '^[a-z0-9]{1,32}$' }, address: { type: 'string', minLength: 1, maxLength: 128 } },
+  },
   'offers.accept': {
     type: 'object',
     required: ['acceptanceId'],
@@ -177,7 +183,7 @@ const calls = {
 /** The actions of SignedCalls a route takes; every one but `offers.accept` and the access calls is a pact's. */
 export type SignedAction = keyof typeof calls;
 export type AccessAction = 'access.request' | 'access.verify' | 'access.admin';
-export type PactAction = Exclude<SignedAction, 'offers.accept' | AccessAction>;
+export type PactAction = Exclude<SignedAction, 'offers.accept' | 'rails.bindAddress' | AccessAction>;
 
 /** A SignedCall whose `call` has the shape of `action`. A wrong `action` is a 401, checked after this. */
 export function signedCallSchema(action: SignedAction) {

@@ -63,6 +63,8 @@ export interface Rail {
   readonly name: RailName;
   /** Where the pact's escrow lives on this rail (`payTo`). */
   readonly escrowAccount: string;
+  /** Whether `address` can receive payouts on this rail (what `POST /rails/:rail/address` binds). */
+  isAddress(address: string): boolean;
   /** What `payer` must pay into escrow for `amount`: the body of the fund call's 402. */
   quote(payer: PartyId, amount: Money): Requirement;
   collect(request: CollectRequest): Promise<RailReceipt>;

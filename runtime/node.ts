@@ -1,3 +1,4 @@
+import { RailAddressBook } from '../rails/address-book.js';
 import { startInspection } from './inspection.js';
 import { journalFeed } from '../projection/pact-journal-feed.js';
 import { VERSION } from '../protocol/version.js';
@@ -281,7 +282,7 @@ async function startRoles(config: Config, natsServer: NatsEndpoint): Promise<Pac
   }, judge);
 
   const app = await buildGateway({
-    bus, readModel, projector, offers, stream, access, clock, http: config.http, publicUrl: config.publicUrl, journalFeed: (id, after, signal) => journalFeed(nats.reader, id, after, signal), rateLimits: config.rateLimits, natsConnections: connectionsOf(nats), blobs, internalToken, version: VERSION, rails, policy, serverParty, payoutWorker, host,
+    bus, readModel, projector, offers, stream, access, clock, http: config.http, publicUrl: config.publicUrl, journalFeed: (id, after, signal) => journalFeed(nats.reader, id, after, signal), addressBook: new RailAddressBook(nats.host.js, nats.host.jsm), rateLimits: config.rateLimits, natsConnections: connectionsOf(nats), blobs, internalToken, version: VERSION, rails, policy, serverParty, payoutWorker, host,
     testHooks: config.testHooks ? { clock, keeper, reconciler, acceptances: offers.acceptances, projector, mockRail, evaluator, evaluatorConfig: config.evaluator, dataDir: config.dataDir } : undefined,
   });
   await app.listen({ port: config.port, host: config.host });

@@ -42,6 +42,11 @@ interface Applied {
 export class MockRail implements Rail {
   readonly name = 'mock' as const;
   readonly escrowAccount = MOCK_ESCROW;
+
+  /** The mock moves test balances between names: any printable name up to 128 characters. */
+  isAddress(address: string): boolean {
+    return /^[\x21-\x7e]{1,128}$/.test(address);
+  }
   private readonly failures = new Set<Failure>();
   private readonly writer: BatchWriter;
   private opCount = 0;

@@ -47,6 +47,7 @@ test('refused, request-access, verify (pending), admin allow, then writes pass; 
   assert.match(refused.stderr, 'access_required (403)');
   assert.match(refused.stderr, 'POST /access/request', 'the refusal says how to ask');
   assert.equal((await agent.expect(0, ['access'])).json, { mode: 'invite', status: 'none' });
+  assert.match((await agent.expect(1, ['bind-address', 'mock', 'my-payouts'])).stderr, 'access_required (403)');
 
   const email = `agent.${Date.now()}@example.org`;
   const before = mail.mails.length;

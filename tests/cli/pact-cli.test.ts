@@ -252,8 +252,12 @@ test('events: publish and pull', async () => {
   await buyer.expect(2, ['events', 'pull', '--filter', '{']);
 });
 
-test('a capability this server lacks: bind-address says so', async () => {
-  assert.match((await seller.expect(1, ['bind-address', 'x402', '0x0000000000000000000000000000000000000001'])).stderr, 'this server does not offer rail address binding');
+test('bind-address: first write wins per rail; a rail this server lacks is refused', async () => {
+  const bound = (await seller.expect(0, ['bind-address', 'mock', 'seller-payouts'])).json;
+  assert.equal({ rail: bound.rail, party: bound.party, address: bound.address }, { rail: 'mock', party: seller.party, address: 'seller-payouts' });
+  await seller.expect(0, ['bind-address', 'mock', 'seller-payouts']);
+  assert.match((await seller.expect(1, ['bind-address', 'mock', 'elsewhere'])).stderr, 'address_already_bound (409)');
+  assert.match((await seller.expect(1, ['bind-address', 'x402', '0x0000000000000000000000000000000000000001'])).stderr, 'rail_not_available (400)');
 });
 
 // Last: it moves the server's clock 200 hours, past the expiry of what the other tests sign with wall time.
