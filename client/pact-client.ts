@@ -180,9 +180,9 @@ export class PactClient {
     return this.request<{ pact: Pact }>('POST', `/pacts/${segment(pactId)}/poke`);
   }
 
-  /** Publishes this party's payout address on a rail (first write wins). */
+  /** Publishes this party's payout address on a rail (first write wins); the rail is signed, so the call binds there only. */
   bindAddress(key: KeyPair, rail: string, address: string) {
-    return this.request('POST', `/rails/${segment(rail)}/address`, this.signedCall(key, 'rails.bindAddress', '', 0, { address }));
+    return this.request('POST', `/rails/${segment(rail)}/address`, this.signedCall(key, 'rails.bindAddress', '', 0, { rail, address }));
   }
 
   /** Uploads evidence bytes with signed headers; `declareHash` also sends `x-pact-sha256` (the signed hash). */

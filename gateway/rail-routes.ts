@@ -1,16 +1,18 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AccessGate } from '../access/gate.js';
 import { pactError, type PactError } from '../protocol/errors.js';
 import { signedCallSchema } from '../protocol/schemas.js';
 import type { SignedCall } from '../protocol/signed-call.js';
 import type { Rail } from '../rails/rail.js';
 import type { RailAddressBook } from '../rails/address-book.js';
+import type { Clock } from '../runtime/clock.js';
 import { sendError } from './errors.js';
 import { limitFor, type RateLimits } from './rate-limits.js';
 import { signedForThisRoute, unboundCallProblem } from './signed-call.js';
 
 export interface RailRouteDeps {
   rateLimits: RateLimits;
+  clock: Clock;
   rails: ReadonlyMap<string, Rail>;
   addressBook: RailAddressBook;
   access: { gate: AccessGate };
@@ -22,15 +24,17 @@ type BindCall = SignedCall<{ rail?: string; address: string }>;
  * `POST /rails/:rail/address` (`rails.bindAddress`): a party publishes where its payouts on a rail go. First
  * write wins per party and rail: the same address again is 200, another is 409 `address_already_bound`.
  */
-export function registerRailRoutes(app: FastifyInstance, { rateLimits, rails, addressBook, access }: RailRouteDeps): void {
-  const route = { ...limitFor(rateLimits, 'writes'), schema: { body: signedCallSchema('rails.bindAddress') }, preValidation: signedForThisRoute('rails.bindAddress') };
+export function registerRailRoutes(app: FastifyInstance, { rateLimits, clock, rails, addressBook, access }: RailRouteDeps): void {
+  const route = { ...limitFor(rateLimits, 'writes'), schema: { body: signedCallSchema('rails.bindAddress') }, preValidation: [signedForThisRoute('rails.bindAddress'), signedForThisRail] };
   app.post<{ Params: { rail: string }; Body: BindCall }>('/rails/:rail/address', route, async (request, reply) => {
     const envelope = request.body;
-    const refused = unboundCallProblem(envelope) ?? addressProblem(rails.get(request.params.rail), request.params.rail, envelope.call);
+    const refused = unboundCallProblem(envelope);
     if (refused) return sendError(reply, refused);
     const closed = await access.gate.problem(envelope.signer).catch(() => pactError('unavailable', 'access could not be read now; retry'));
     if (closed) return sendError(reply, closed);
-    const wanted = { rail: request.params.rail, party: envelope.signer, address: envelope.call.address, at: Date.now(), call: envelope };
+    const unfit = addressProblem(rails.get(request.params.rail), request.params.rail, envelope.call.address);
+    if (unfit) return sendError(reply, unfit);
+    const wanted = { rail: request.params.rail, party: envelope.signer, address: envelope.call.address, at: clock.now(), call: envelope };
     let binding;
     try {
       binding = await addressBook.bind(wanted);
@@ -46,9 +50,19 @@ export function registerRailRoutes(app: FastifyInstance, { rateLimits, rails, ad
   });
 }
 
-function addressProblem(rail: Rail | undefined, name: string, call: BindCall['call']): PactError | undefined {
+/**
+ * A call that names its rail binds there only: one signed for another rail is 401, like one signed for another
+ * route. (The spec lets `call.rail` be absent; such a call could be replayed to another rail for ten minutes,
+ * which is why the SDK always signs it.)
+ */
+async function signedForThisRail(request: FastifyRequest, reply: FastifyReply) {
+  const rail = (request.body as { call?: { rail?: unknown } } | null)?.call?.rail;
+  const url = (request.params as { rail: string }).rail;
+  if (typeof rail === 'string' && rail !== url) return sendError(reply, pactError('invalid_signature', `the call is signed for the ${rail} rail`));
+}
+
+function addressProblem(rail: Rail | undefined, name: string, address: string): PactError | undefined {
   if (!rail) return pactError('rail_not_available', `this server does not offer the ${name} rail`);
-  if (call.rail !== undefined && call.rail !== name) return pactError('invalid_signature', `the call is signed for the ${call.rail} rail`);
-  if (!rail.isAddress(call.address)) return pactError('invalid_request', `not an address on the ${name} rail`, { field: 'call.address' });
+  if (!rail.isAddress(address)) return pactError('invalid_request', `not an address on the ${name} rail`, { field: 'call.address' });
   return undefined;
 }

@@ -49,19 +49,21 @@ async function privateServer(dataDir: string): Promise<NatsEndpoint> {
   const credentials = privateServerCredentials(dataDir);
   const record = join(dataDir, 'nats-server.json');
   const store = join(dataDir, 'nats');
+  const authFile = join(dataDir, 'nats-auth.conf');
+  const auth = authorizationConfig(credentials);
   if (existsSync(record)) {
     const { url, pid } = JSON.parse(readFileSync(record, 'utf8')) as { url: string; pid: number };
     // A recorded pid may since belong to anything: trust it only while it is our nats-server on our store,
-    // and only while it takes no client without a user (one started by older code did).
+    // only while it takes no client without a user (one started by older code did), and only while it runs
+    // this version's role permissions (a newer version may let a role publish on new subjects).
     if (isNatsServer(pid, store)) {
-      if ((await answerAt(url)) === 'users only') {
+      if (sameText(authFile, auth) && (await answerAt(url)) === 'users only') {
         return { url, credentials, description: `private nats-server at ${url} (reused, pid ${pid})`, stop: () => stopPid(pid) };
       }
       await stopPid(pid);
     }
   }
-  const authFile = join(dataDir, 'nats-auth.conf');
-  writeFileSync(authFile, authorizationConfig(credentials), { mode: 0o600 });
+  writeFileSync(authFile, auth, { mode: 0o600 });
   const server = await startNatsServer(store, ['-c', authFile]);
   writeFileSync(record, JSON.stringify({ url: server.url, pid: server.pid }));
   return { url: server.url, credentials, description: `private nats-server at ${server.url} (started, pid ${server.pid})`, stop: server.stop };
@@ -76,3 +78,5 @@ function privateServerCredentials(dataDir: string): NatsCredentials {
   }
   return loadCredentials(file);
 }
+
+const sameText = (file: string, text: string) => existsSync(file) && readFileSync(file, 'utf8') === text;

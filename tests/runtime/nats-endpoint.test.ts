@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from '@nats-io/transport-node';
@@ -64,6 +64,22 @@ test('without NATS_URL, a private nats-server with a user per role starts under 
       assert.equal(again.credentials, first.credentials, 'with the same role users');
     } finally {
       await first.stop?.();
+    }
+  });
+});
+
+test('a private nats-server running another version’s permissions is replaced, not reused', async () => {
+  await withTempDir(async (dir) => {
+    const first = await natsEndpoint(configFor(dir));
+    let second: Awaited<ReturnType<typeof natsEndpoint>> | undefined;
+    try {
+      const authFile = join(dir, 'nats-auth.conf');
+      writeFileSync(authFile, readFileSync(authFile, 'utf8').replaceAll('rails.address.>', 'older.subjects.>'));
+      second = await natsEndpoint(configFor(dir));
+      assert.match(second.description, '(started,');
+      assert.match(readFileSync(authFile, 'utf8'), 'rails.address.>', 'the server runs this version’s permissions');
+    } finally {
+      await (second ?? first).stop?.();
     }
   });
 });
