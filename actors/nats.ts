@@ -128,53 +128,22 @@ async function ensureStreams(jsm: JetStreamManager, replicas: number, journalMax
     max_age: COMMANDS_MAX_AGE_MS * NANOS_PER_MS,
     duplicate_window: 120_000 * NANOS_PER_MS,
   });
-  // Discard "new": the journal is the source of truth, so a full journal refuses appends, never drops entries.
-  await ensureStream(jsm, {
-    name: JOURNAL_STREAM,
-    subjects: ['pact.evt.>'],
+  // Discard "new" on the journals: they are the source of truth, so a full one refuses appends, never drops entries.
+  const journal = (name: string, subject: string): StreamSettings => ({
+    name,
+    subjects: [subject],
     retention: RetentionPolicy.Limits,
     storage: StorageType.File,
     num_replicas: replicas,
     max_bytes: journalMaxBytes,
     discard: DiscardPolicy.New,
   });
-  await ensureStream(jsm, {
-    name: EVENT_STREAM,
-    subjects: [EVENT_SUBJECT],
-    retention: RetentionPolicy.Limits,
-    storage: StorageType.File,
-    num_replicas: replicas,
-    max_age: EVENT_RETENTION_MS * NANOS_PER_MS,
-    max_bytes: journalMaxBytes,
-    discard: DiscardPolicy.Old,
-  });
-  await ensureStream(jsm, {
-    name: ACCESS_STREAM,
-    subjects: [ACCESS_WILDCARD],
-    retention: RetentionPolicy.Limits,
-    storage: StorageType.File,
-    num_replicas: replicas,
-    max_bytes: journalMaxBytes,
-    discard: DiscardPolicy.New,
-  });
-  await ensureStream(jsm, {
-    name: RAILS_STREAM,
-    subjects: [RAIL_ADDRESSES],
-    retention: RetentionPolicy.Limits,
-    storage: StorageType.File,
-    num_replicas: replicas,
-    max_bytes: journalMaxBytes,
-    discard: DiscardPolicy.New,
-  });
-  await ensureStream(jsm, {
-    name: OFFER_STREAM,
-    subjects: [OFFER_WILDCARD],
-    retention: RetentionPolicy.Limits,
-    storage: StorageType.File,
-    num_replicas: replicas,
-    max_bytes: journalMaxBytes,
-    discard: DiscardPolicy.New,
-  });
+  await ensureStream(jsm, journal(JOURNAL_STREAM, 'pact.evt.>'));
+  // The Agent Stream is no journal: it keeps seven days and, when full, drops its oldest events.
+  await ensureStream(jsm, { ...journal(EVENT_STREAM, EVENT_SUBJECT), max_age: EVENT_RETENTION_MS * NANOS_PER_MS, discard: DiscardPolicy.Old });
+  for (const [name, subject] of [[ACCESS_STREAM, ACCESS_WILDCARD], [RAILS_STREAM, RAIL_ADDRESSES], [OFFER_STREAM, OFFER_WILDCARD]] as const) {
+    await ensureStream(jsm, journal(name, subject));
+  }
 }
 
 type StreamSettings = Parameters<JetStreamManager['streams']['add']>[0] & { name: string };
