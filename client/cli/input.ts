@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { stringOption, type Context } from './command.js';
-import { CliError, usageError } from './output.js';
+import type { HttpResult } from '../pact-client.js';
+import { stringOption, type Command, type Context } from './command.js';
+import { answered, CliError, usageError } from './output.js';
 import { readStdin } from './terminal.js';
 
 /** The bytes of `--file`, or of stdin when it is absent or `-`. */
@@ -48,4 +49,26 @@ export function timeOption(context: Context, name: string): number | undefined {
   const at = /^[0-9]+$/.test(text) ? Number(text) : Date.parse(text);
   if (!Number.isSafeInteger(at)) throw usageError(`--${name} takes milliseconds since 1970 or an ISO 8601 time, not "${text}"`);
   return at;
+}
+
+/**
+ * A command that signs and sends the JSON of `--file` or stdin, and prints the answer: `what` names the input
+ * in the usage line, `capability` the server's feature in a "does not offer" refusal.
+ */
+export function jsonInputCommand<T>(
+  name: string,
+  what: string,
+  summary: string,
+  capability: string,
+  send: (context: Context, input: T) => Promise<HttpResult>,
+): Command {
+  return {
+    name,
+    usage: `[--file <${what}.json>]  (the ${what} on stdin without --file)`,
+    summary,
+    options: { file: { type: 'string' } },
+    async run(context) {
+      context.print(answered(await send(context, await inputJson<T>(context)), capability));
+    },
+  };
 }

@@ -1,19 +1,12 @@
 import { publicEvent, type PublicEventFields } from '../../stream.js';
 import { givenOptions, stringOption, type Command } from '../command.js';
-import { inputJson } from '../input.js';
+import { jsonInputCommand } from '../input.js';
 import { answered, usageError } from '../output.js';
 import { withSpinner } from '../terminal.js';
 
-const publish: Command = {
-  name: 'events publish',
-  usage: '[--file <event.json>]  (stdin without --file: kind, channel, body, and tags, recipients, refs as you like)',
-  summary: 'sign and publish a public event on the Agent Stream',
-  options: { file: { type: 'string' } },
-  async run(context) {
-    const fields = await inputJson<PublicEventFields>(context);
-    context.print(answered(await context.client.publishEvent(publicEvent(context.key(), fields)), 'the Agent Stream'));
-  },
-};
+const publish = jsonInputCommand<PublicEventFields>('events publish', 'event', 'sign and publish a public event (kind, channel, body; tags, recipients, refs as you like)', 'the Agent Stream', (context, fields) =>
+  context.client.publishEvent(publicEvent(context.key(), fields)),
+);
 
 const pull: Command = {
   name: 'events pull',

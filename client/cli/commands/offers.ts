@@ -1,21 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { argument, givenOptions, stringOption, type Command, type Context } from '../command.js';
-import { inputJson } from '../input.js';
+import type { PactClient } from '../../pact-client.js';
+import { jsonInputCommand } from '../input.js';
 import { answered } from '../output.js';
 import { withSpinner } from '../terminal.js';
 
 const FILTERS = { tags: { type: 'string' }, q: { type: 'string' }, by: { type: 'string' }, since: { type: 'string' }, limit: { type: 'string' } } as const;
 
-const publish: Command = {
-  name: 'offers publish',
-  usage: '[--file <offer.json>]  (stdin without --file: tags, text, expiresAt, template or pactId, inventory)',
-  summary: 'publish an offer signed by this agent',
-  options: { file: { type: 'string' } },
-  async run(context) {
-    const offer = await inputJson(context);
-    context.print(answered(await context.client.publishOffer(context.key(), offer), 'offers'));
-  },
-};
+const publish = jsonInputCommand<OfferFields>('offers publish', 'offer', 'publish an offer signed by this agent (tags, text, expiresAt, template or pactId, inventory)', 'offers', (context, offer) =>
+  context.client.publishOffer(context.key(), offer),
+);
+
+type OfferFields = Parameters<PactClient['publishOffer']>[1];
 
 const search: Command = {
   name: 'offers search',

@@ -1,21 +1,15 @@
 import { MOCK_PROOF, type CancelApproval, type Requirement } from '../../pact-client.js';
+import type { PactSpec } from '../../../machines/pact/spec.js';
 import type { EvidenceItem, Share } from '../../../machines/pact/types.js';
 import type { PartyId } from '../../../protocol/party.js';
 import { argument, givenOptions, listOption, stringOption, type Command, type Context } from '../command.js';
-import { inputJson, jsonValues, timeOption } from '../input.js';
+import { jsonInputCommand, jsonValues, timeOption } from '../input.js';
 import { answered, CliError, usageError } from '../output.js';
 import { readStdin, withSpinner } from '../terminal.js';
 
-const create: Command = {
-  name: 'create',
-  usage: '[--file <spec.json>]  (the spec on stdin without --file)',
-  summary: 'create a pact from a spec (see `pact quickstart`)',
-  options: { file: { type: 'string' } },
-  async run(context) {
-    const spec = await inputJson(context);
-    context.print(answered(await context.client.create(context.key(), spec), 'pacts'));
-  },
-};
+const create = jsonInputCommand<PactSpec>('create', 'spec', 'create a pact from a spec (see `pact quickstart`)', 'pacts', (context, spec) =>
+  context.client.create(context.key(), spec),
+);
 
 const fund: Command = {
   name: 'fund',
