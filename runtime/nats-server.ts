@@ -26,7 +26,9 @@ export async function startNatsServer(storeDir: string, extraArgs: string[] = []
   mkdirSync(storeDir, { recursive: true });
   const logFile = `${storeDir}.log`;
   const log = openSync(logFile, 'w');
-  const child = spawn(binary, ['-a', '127.0.0.1', '-p', '-1', '-js', '-sd', storeDir, ...extraArgs], { stdio: ['ignore', 'ignore', log] });
+  // Its own process group: a signal to the service's group (Ctrl-C, `timeout`) must not stop it before the
+  // service has drained its connections; the service stops it itself, last.
+  const child = spawn(binary, ['-a', '127.0.0.1', '-p', '-1', '-js', '-sd', storeDir, ...extraArgs], { stdio: ['ignore', 'ignore', log], detached: true });
   closeSync(log);
   const port = await listeningPort(child, logFile);
   return { url: `nats://127.0.0.1:${port}`, pid: child.pid!, stop: () => stopProcess(child) };
