@@ -17,7 +17,9 @@ export const accessSubject = (id: string) => (id === ACCESS_RULES_ID ? 'access.r
 /** Payout addresses the parties bound: a subject per rail and party, first write wins (expected last sequence 0). */
 export const RAILS_STREAM = 'PACT_RAILS';
 export const RAIL_ADDRESSES = 'rails.address.>';
-export const railAddressSubject = (rail: string, party: string) => `rails.address.${rail}.${party}`;
+/** A binding's id: `<rail>.<party>` (rails are lowercase alphanumerics, party ids have no dots). */
+export const bindingId = (rail: string, party: string) => `${rail}.${party}`;
+export const railAddressSubject = (id: string) => `rails.address.${id}`;
 /** The Agent Stream: every event on one subject, kept seven days; the event id is the message id. */
 export const EVENT_STREAM = 'PACT_EVENTS';
 export const EVENT_SUBJECT = 'stream.evt';

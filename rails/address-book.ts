@@ -1,6 +1,6 @@
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
-import { messageObject, streamMessage } from '../actors/stream-journal.js';
-import { RAILS_STREAM, railAddressSubject } from '../actors/subjects.js';
+import { ExpectedSequenceMismatch, messageObject, StreamJournal, streamMessage } from '../actors/stream-journal.js';
+import { bindingId, RAILS_STREAM, railAddressSubject } from '../actors/subjects.js';
 import type { SignedCall } from '../protocol/signed-call.js';
 
 /** A party's payout address on a rail, with the signed call that bound it (so anyone can check who asked). */
@@ -14,38 +14,45 @@ export interface BoundAddress {
 
 export type Binding = { bound: BoundAddress; fresh: boolean } | { conflict: BoundAddress };
 
-const encoder = new TextEncoder();
+const idOf = (binding: BoundAddress) => bindingId(binding.rail, binding.party);
+
+/** The binding in a message on `subject`; undefined for anything that is not one of that subject's. */
+function decodeBinding(data: Uint8Array, subject: string): BoundAddress | undefined {
+  const value = messageObject<BoundAddress>(data);
+  const wellShaped =
+    value !== undefined && typeof value.rail === 'string' && typeof value.party === 'string' && typeof value.address === 'string' &&
+    railAddressSubject(bindingId(value.rail, value.party)) === subject;
+  return wellShaped ? (value as BoundAddress) : undefined;
+}
 
 /**
- * Payout addresses on NATS (`PACT_RAILS`), one subject per rail and party. First write wins across every node:
- * the append expects the subject to be empty, and its message id names the subject, so a second append (a
- * retry, or another address) is never written; it reads the first and compares.
+ * Payout addresses on NATS (`PACT_RAILS`), a journal with one subject per rail and party whose only entry is the
+ * first binding: it is appended expecting the subject empty, and its message id names the subject, so a second
+ * append (a retry, or another address) is never written; the book then reads the first and compares.
  */
-export class RailAddressBook {
+export class RailAddressBook extends StreamJournal<BoundAddress> {
   constructor(
-    private readonly js: JetStreamClient,
-    private readonly jsm: JetStreamManager,
-  ) {}
+    js: JetStreamClient,
+    private readonly manager: JetStreamManager,
+  ) {
+    super(js, manager, { stream: RAILS_STREAM, subjectOf: railAddressSubject, idOf, messageIdOf: (binding) => railAddressSubject(idOf(binding)), decode: decodeBinding });
+  }
 
   async bind(wanted: BoundAddress): Promise<Binding> {
-    const subject = railAddressSubject(wanted.rail, wanted.party);
     try {
-      const ack = await this.js.publish(subject, encoder.encode(JSON.stringify(wanted)), {
-        msgID: subject,
-        expect: { lastSubjectSequence: 0, streamName: RAILS_STREAM },
-      });
-      if (!ack.duplicate) return { bound: wanted, fresh: true };
+      await this.append(wanted, 0);
+      return { bound: wanted, fresh: true };
     } catch (error) {
-      if (!/wrong last sequence/i.test(String(error))) throw error;
+      if (!(error instanceof ExpectedSequenceMismatch)) throw error;
     }
     const first = await this.addressOf(wanted.rail, wanted.party);
-    if (!first) throw new Error(`${subject} refused an append yet holds no address`);
+    if (!first) throw new Error(`the binding ${idOf(wanted)} was refused yet holds no address`);
     return first.address === wanted.address ? { bound: first, fresh: false } : { conflict: first };
   }
 
   /** The address `party` bound on `rail`, if any. */
   async addressOf(rail: string, party: string): Promise<BoundAddress | undefined> {
-    const message = await streamMessage(this.jsm, RAILS_STREAM, { last_by_subj: railAddressSubject(rail, party) });
-    return message ? (messageObject<BoundAddress>(message.data) as BoundAddress | undefined) : undefined;
+    const message = await streamMessage(this.manager, RAILS_STREAM, { last_by_subj: railAddressSubject(bindingId(rail, party)) });
+    return message ? decodeBinding(message.data, message.subject) : undefined;
   }
 }
