@@ -31,7 +31,8 @@ export function registerMachineRoutes(app: FastifyInstance, { readModel, journal
   app.addHook('preClose', async () => views.closeAll()); // an open view must not hold the node's shutdown
   const html = { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': MACHINES_CSP };
   const asset = { 'x-content-type-options': 'nosniff' };
-  app.get('/machines', async (_request, reply) => reply.headers(html).send(machinesPage()));
+  const everyMachine = machinesPage(); // the same page for every request: made once
+  app.get('/machines', async (_request, reply) => reply.headers(html).send(everyMachine));
   app.get('/machines/machines.css', async (_request, reply) => reply.headers(asset).type('text/css; charset=utf-8').send(MACHINES_CSS));
   app.get('/machines/live.js', async (_request, reply) => reply.headers(asset).type('text/javascript; charset=utf-8').send(LIVE_JS));
 
