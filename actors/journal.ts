@@ -65,6 +65,11 @@ export function entryOf(decision: {
   };
 }
 
+/** Whose signature asked for the entry: the evaluator for a verdict, the call's signer else; none for a poke or a payout record. */
+export function signerOfEntry(entry: JournalEntry): string | undefined {
+  return entry.event.type === 'verdict' ? entry.event.verdict.signer : entry.envelope?.signer;
+}
+
 /** How many of a pact's latest command ids its record keeps, to answer a redelivered command as done. */
 export const RECENT_COMMANDS = 16;
 

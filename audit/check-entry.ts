@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { admitNow } from '../actors/admission.js';
-import type { JournalEntry } from '../actors/journal.js';
+import { signerOfEntry, type JournalEntry } from '../actors/journal.js';
 import type { HostCommand } from '../actors/messages.js';
 import { commandKindOf } from '../actors/subjects.js';
 import type { AcceptCall } from '../machines/offer/types.js';
@@ -26,14 +26,10 @@ export function checkEntry(previous: Pact | undefined, entry: JournalEntry): Che
     if (problem) return { problem };
     const pact = applyEntry(previous, entry);
     if (entry.state !== undefined && entry.state !== pact.state) return { problem: `the entry says ${entry.state}, the replay ${pact.state}` };
-    return { pact, signedBy: signerOf(entry) };
+    return { pact, signedBy: signerOfEntry(entry) };
   } catch (error) {
     return { problem: error instanceof Error ? error.message : String(error) };
   }
-}
-
-function signerOf(entry: JournalEntry): string | undefined {
-  return entry.event.type === 'verdict' ? entry.event.verdict.signer : entry.envelope?.signer;
 }
 
 function signatureProblem(entry: JournalEntry): string | undefined {

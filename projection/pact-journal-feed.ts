@@ -1,5 +1,5 @@
 import { DeliverPolicy } from '@nats-io/jetstream';
-import { decodeEntry, type JournalEntry, type JournalEvent } from '../actors/journal.js';
+import { decodeEntry, signerOfEntry, type JournalEntry, type JournalEvent } from '../actors/journal.js';
 import type { Nats } from '../actors/nats.js';
 import { JOURNAL_STREAM, journalSubject } from '../actors/subjects.js';
 import type { PactState } from '../machines/pact/types.js';
@@ -20,12 +20,11 @@ export interface JournalRow {
 
 export function journalRow(seq: number, entry: JournalEntry): JournalRow {
   const { event } = entry;
-  const signer = entry.envelope?.signer ?? (event.type === 'verdict' ? event.verdict.signer : null);
   return {
     seq,
     nonce: entry.nonce,
     at: event.at,
-    signer,
+    signer: signerOfEntry(entry) ?? null,
     event: shownEvent(event),
     ...(entry.state ? { state: entry.state } : {}),
     ...(entry.payouts
