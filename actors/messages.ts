@@ -51,6 +51,6 @@ export interface AdmittedRequest {
 
 /**
  * The host's answer. `seq` is the journal position of the pact's newest entry; `text`, the pact's JSON as
- * the actor serialised it once, comes with a local answer only.
+ * the actor serialised it once, comes with a local answer only; `headers` are the rail's, for a paid fund.
  */
-export type CommandReply = { ok: true; pact: Pact; seq: number; text?: string } | { ok: false; error: PactError };
+export type CommandReply = { ok: true; pact: Pact; seq: number; text?: string; headers?: Record<string, string> } | { ok: false; error: PactError };

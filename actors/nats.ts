@@ -15,7 +15,7 @@ import {
 } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
 import { connectOptionsOf, NATS_ROLES, type NatsCredentials, type NatsRole, type NatsUser } from './nats-roles.js';
-import { ACCESS_STREAM, ACCESS_WILDCARD, CMD_STREAM, EVENT_STREAM, EVENT_SUBJECT, JOURNAL_STREAM, LEASE_BUCKET, OFFER_STREAM, OFFER_WILDCARD, RAIL_ADDRESSES, RAILS_STREAM } from './subjects.js';
+import { ACCESS_STREAM, ACCESS_WILDCARD, CMD_STREAM, EVENT_STREAM, EVENT_SUBJECT, JOURNAL_STREAM, LEASE_BUCKET, OFFER_STREAM, OFFER_WILDCARD, RAIL_ADDRESSES, RAILS_STREAM, WALLET_STREAM, WALLET_TXS } from './subjects.js';
 
 const NANOS_PER_MS = 1_000_000;
 
@@ -141,7 +141,7 @@ async function ensureStreams(jsm: JetStreamManager, replicas: number, journalMax
   await ensureStream(jsm, journal(JOURNAL_STREAM, 'pact.evt.>'));
   // The Agent Stream is no journal: it keeps seven days and, when full, drops its oldest events.
   await ensureStream(jsm, { ...journal(EVENT_STREAM, EVENT_SUBJECT), max_age: EVENT_RETENTION_MS * NANOS_PER_MS, discard: DiscardPolicy.Old });
-  for (const [name, subject] of [[ACCESS_STREAM, ACCESS_WILDCARD], [RAILS_STREAM, RAIL_ADDRESSES], [OFFER_STREAM, OFFER_WILDCARD]] as const) {
+  for (const [name, subject] of [[ACCESS_STREAM, ACCESS_WILDCARD], [RAILS_STREAM, RAIL_ADDRESSES], [WALLET_STREAM, WALLET_TXS], [OFFER_STREAM, OFFER_WILDCARD]] as const) {
     await ensureStream(jsm, journal(name, subject));
   }
 }

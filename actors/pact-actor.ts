@@ -34,7 +34,8 @@ export interface ActorDeps {
   policy: ServerPolicy;
 }
 
-type Outcome = { event: JournalEvent; next: Pact } | { reply: CommandReply };
+/** A decision: an event to append (with the headers a paid fund answers with), or an answer without one. */
+type Outcome = { event: JournalEvent; next: Pact; headers?: Record<string, string> } | { reply: CommandReply };
 
 /**
  * The single writer of one pact. It decides each command with the pure machine, appends the result to the
@@ -73,10 +74,10 @@ export class PactActor {
     if (this.pact && this.recentCommands.includes(request.id)) return this.unlessUnconfirmed(request, now, this.success());
     const outcome = await this.decide(request.command, now);
     if ('reply' in outcome) return this.unlessUnconfirmed(request, now, outcome.reply);
-    const { event, next } = outcome;
+    const { event, next, headers } = outcome;
     const entry = entryOf({ commandId: request.id, event, envelope: request.envelope, offer: request.offer, previous: this.pact, next });
     try {
-      return success(await this.commit(entry, next));
+      return { ...success(await this.commit(entry, next)), ...(headers ? { headers } : {}) };
     } catch (error) {
       if (!(error instanceof ExpectedSequenceMismatch) || retried) throw error;
       await this.confirm(); // another writer got there first: see what it wrote, then decide again
@@ -102,10 +103,11 @@ export class PactActor {
     if (!pact) return failure(pactError('not_found', `no pact ${this.pactId}`));
     const refused = refusal(pact, command, now);
     if (refused) return failure(refused);
-    const event = command.type === 'fund' ? await this.fundingEvent(pact, command, now) : eventOf(command, now);
-    if ('reply' in event) return event;
+    const funding = command.type === 'fund' ? await this.fundingEvent(pact, command, now) : { event: eventOf(command, now) };
+    if ('reply' in funding) return funding;
+    const { event, headers } = funding;
     const next = evolve(pact, event);
-    if (next) return { event, next };
+    if (next) return { event, next, ...(headers ? { headers } : {}) };
     if (command.type === 'poke' || command.type === 'recordPayouts') return { reply: this.success() };
     return failure(pactError('invalid_state', `${command.type} is not possible now`, { state: pact.state }));
   }
@@ -114,6 +116,9 @@ export class PactActor {
     if (this.pact) return { reply: this.success() }; // the id is derived from the signed call: a replay
     const rail = this.deps.rails.get(command.spec.rail);
     if (!rail) return failure(pactError('rail_not_available', `rail ${command.spec.rail} is not available`));
+    const asset = command.spec.parties[0]!.deposit.asset;
+    if (!rail.holds(asset)) return failure(pactError('invalid_request', `the ${rail.name} rail does not hold ${asset}`, { field: 'call.parties' }));
+    if (!rail.ready) return failure(railNotReady(rail.name));
     const pact = newPact({
       id: this.pactId,
       spec: command.spec,
@@ -131,12 +136,13 @@ export class PactActor {
     pact: Pact,
     command: Extract<PactCommand, { type: 'fund' }>,
     now: number,
-  ): Promise<PactEvent | { reply: CommandReply }> {
+  ): Promise<{ event: PactEvent; headers?: Record<string, string> } | { reply: CommandReply }> {
     const party = pact.parties.find((p) => p.party === command.signer)!;
     const rail = this.deps.rails.get(pact.rail)!;
     const amount = { amount: (BigInt(party.deposit.amount) + BigInt(party.bond.amount)).toString(), asset: pact.asset };
     const requirement = rail.quote(party.party, amount);
     if (command.proof === null) {
+      if (!rail.ready) return failure(railNotReady(rail.name));
       return failure(pactError('payment_required', 'pay the requirement, then repeat the call with X-PAYMENT', { requirement }));
     }
     try {
@@ -147,9 +153,11 @@ export class PactActor {
         amount,
         proof: command.proof,
       });
-      return { type: 'fund', at: now, party: party.party, receipt: receipt.ref };
+      return { event: { type: 'fund', at: now, party: party.party, receipt: receipt.ref }, ...(receipt.headers ? { headers: receipt.headers } : {}) };
     } catch (error) {
       if (!(error instanceof RailError)) throw error;
+      // The rail's own trouble may have moved money: the payer retries with the same proof, never a new one.
+      if (error.code === 'rail_failure') return failure(pactError('unavailable', error.message, { reason: error.code, retryAfter: 1 }));
       return failure(pactError('payment_failed', error.message, { reason: error.code, requirement }));
     }
   }
@@ -193,4 +201,6 @@ export class PactActor {
 }
 
 const success = ({ pact, text, seq }: PactRecord): CommandReply => ({ ok: true, pact, text, seq });
+const railNotReady = (rail: string) =>
+  pactError('rail_not_ready', `the ${rail} rail is not ready (GET /health says why); new pacts and funds wait until it is`, { retryAfter: 5 });
 const failure = (error: PactError): { reply: CommandReply } => ({ reply: { ok: false, error } });

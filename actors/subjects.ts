@@ -20,6 +20,10 @@ export const RAIL_ADDRESSES = 'rails.address.>';
 /** A binding's id: `<rail>.<party>` (rails are lowercase alphanumerics, party ids have no dots). */
 export const bindingId = (rail: string, party: string) => `${rail}.${party}`;
 export const railAddressSubject = (id: string) => `rails.address.${id}`;
+/** Each escrow wallet's transactions, in nonce order, on one subject per wallet address (rails/evm/wallet-log.ts). */
+export const WALLET_STREAM = 'PACT_WALLETS';
+export const WALLET_TXS = 'wallet.tx.>';
+export const walletTxSubject = (address: string) => `wallet.tx.${address.toLowerCase()}`;
 /** The Agent Stream: every event on one subject, kept seven days; the event id is the message id. */
 export const EVENT_STREAM = 'PACT_EVENTS';
 export const EVENT_SUBJECT = 'stream.evt';

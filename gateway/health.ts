@@ -6,7 +6,7 @@ import type { Projector } from '../projection/projector.js';
 import type { ServerPolicy } from '../machines/pact/spec.js';
 import type { PartyId } from '../protocol/party.js';
 import type { ReadModel } from '../projection/read-model.js';
-import type { Rail, RailHealth } from '../rails/rail.js';
+import { railReady, type Rail, type RailHealth } from '../rails/rail.js';
 import type { AccessGate } from '../access/gate.js';
 import type { Clock } from '../runtime/clock.js';
 
@@ -31,9 +31,6 @@ const NATS_ANSWER_MS = 500;
 export function railHealthOf(rails: ReadonlyMap<string, Rail>): Promise<(readonly [string, RailHealth])[]> {
   return Promise.all([...rails.values()].map(async (rail) => [rail.name, await rail.health()] as const));
 }
-
-/** A rail takes pacts when it is live and solvent. */
-export const railReady = (health: RailHealth): boolean => health.live && health.solvency.ok;
 
 /** Whether every connection reaches NATS within NATS_ANSWER_MS (a flush waits for the server's answer). */
 async function natsReachable(connections: NatsConnection[]): Promise<boolean> {
@@ -71,7 +68,7 @@ export function registerHealth(app: FastifyInstance, deps: HealthDeps): void {
       arbitrationFeeRecipient: deps.policy.arbitrationFeeRecipient,
       serverParty: deps.serverParty,
       paymentRails: Object.fromEntries(railHealth),
-      payoutReadiness: { treasury: Object.fromEntries(railHealth.map(([name, health]) => [name, health.live])) },
+      payoutReadiness: { treasury: Object.fromEntries(railHealth.map(([name, health]) => [name, health.live && health.payoutsReady])) },
       pending: {
         deadlines: counts.CREATED + counts.ACTIVE + counts.PROPOSED + counts.DISPUTED, // every open pact has one
         payouts: payouts.count,

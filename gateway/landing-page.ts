@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { AccessMode } from '../machines/access/types.js';
-import type { RailHealth } from '../rails/rail.js';
-import { railReady } from './health.js';
+import { railReady, type RailHealth } from '../rails/rail.js';
 import { escapeHtml } from './html.js';
 
 export interface LandingView {

@@ -82,7 +82,8 @@ function registerSignedRoute(app: FastifyInstance, route: { path: string; action
     async (request, reply) => {
       const { id } = request.params;
       if (!PACT_ID.test(id)) return sendError(reply, unknownPact(id));
-      const payment = request.headers['x-payment'];
+      // x402 v2 names the header PAYMENT-SIGNATURE; the spec's (and v1's) name is X-PAYMENT.
+      const payment = request.headers['x-payment'] ?? request.headers['payment-signature'];
       const command: HostCommand = { type: 'signed', envelope: request.body, ...(typeof payment === 'string' ? { payment } : {}) };
       return answer(reply, await send(id, command));
     },

@@ -33,12 +33,12 @@ interface RouteAnswers {
 
 /** Keyed by method and path as the routes are registered (`:param`). */
 export const ROUTE_ANSWERS: Record<string, RouteAnswers> = {
-  'POST /pacts': { success: 'pact', refusals: [...SIGNED_WRITE, ...GATED, ...FRESH, 'evaluator_policy_is_server_owned', 'rail_not_available'] },
+  'POST /pacts': { success: 'pact', refusals: [...SIGNED_WRITE, ...GATED, ...FRESH, 'evaluator_policy_is_server_owned', 'rail_not_available', 'rail_not_ready'] },
   'GET /pacts': { success: 'pactPage', refusals: READ_PAGE },
   'GET /pacts/:id': { success: 'pact', refusals: ['not_found'] },
   'POST /pacts/:id/fund': {
     success: 'pact',
-    refusals: [...PACT_CALL, ...GATED, 'already_funded', 'funding_rounds_exhausted', 'payment_required', 'payment_failed'],
+    refusals: [...PACT_CALL, ...GATED, 'already_funded', 'funding_rounds_exhausted', 'payment_required', 'payment_failed', 'rail_not_ready'],
   },
   'POST /pacts/:id/withdraw': { success: 'pact', refusals: PACT_CALL },
   'POST /pacts/:id/propose': { success: 'pact', refusals: [...PACT_CALL, ...GATED, 'unknown_blob'] },

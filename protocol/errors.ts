@@ -36,6 +36,7 @@ export const ERROR_STATUS = {
   quota_exceeded: 429,
   internal_error: 500,
   unavailable: 503,
+  rail_not_ready: 503,
   mail_unavailable: 503,
 } as const;
 

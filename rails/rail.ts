@@ -35,9 +35,25 @@ export interface PayoutRequest {
 export interface RailReceipt {
   key: string;
   ref: string;
+  /** Headers the paid fund call answers with (x402's `X-PAYMENT-RESPONSE`, mpp's `Payment-Receipt`). */
+  headers?: Record<string, string>;
 }
 
-export type RailErrorCode = 'invalid_proof' | 'insufficient_funds' | 'rail_failure';
+/**
+ * Why a rail refused. `rail_failure` is the rail's own trouble (the outcome may be unknown: retry with the same
+ * proof); `no_address` holds a payout until its payee binds an address; the rest are the payer's proof.
+ */
+export type RailErrorCode =
+  | 'invalid_proof'
+  | 'insufficient_funds'
+  | 'wrong_amount'
+  | 'wrong_recipient'
+  | 'wrong_network'
+  | 'expired'
+  | 'proof_already_used'
+  | 'payment_reverted'
+  | 'no_address'
+  | 'rail_failure';
 
 export class RailError extends Error {
   constructor(
@@ -55,8 +71,15 @@ export interface Collected extends RailReceipt {
 
 export interface RailHealth {
   live: boolean;
-  solvency: { ok: boolean };
+  /** `ok` when escrow holds at least what it owes. */
+  solvency: { ok: boolean; [detail: string]: unknown };
+  /** Whether payouts can be made now (on a chain: the escrow holds gas). */
+  payoutsReady: boolean;
+  [detail: string]: unknown;
 }
+
+/** A rail takes new pacts and funds when it is live, solvent and can pay out. */
+export const railReady = (health: RailHealth): boolean => health.live && health.solvency.ok && health.payoutsReady;
 
 /** One payment network behind escrow. `mock` now; `x402` and `mpp` implement the same. */
 export interface Rail {
@@ -65,6 +88,10 @@ export interface Rail {
   readonly escrowAccount: string;
   /** Whether `address` can receive payouts on this rail (what `POST /rails/:rail/address` binds). */
   isAddress(address: string): boolean;
+  /** Whether pacts in `asset` can live on this rail. */
+  holds(asset: string): boolean;
+  /** The last health judged ready (`railReady`): a rail that is not refuses new pacts and funds. */
+  readonly ready: boolean;
   /** What `payer` must pay into escrow for `amount`: the body of the fund call's 402. */
   quote(payer: PartyId, amount: Money): Requirement;
   collect(request: CollectRequest): Promise<RailReceipt>;

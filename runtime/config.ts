@@ -4,6 +4,7 @@ import { DEFAULT_JOURNAL_MAX_BYTES } from '../actors/nats.js';
 import { accessConfig, type AccessConfig } from '../access/config.js';
 import { evaluatorConfig, type EvaluatorConfig } from '../evaluator/config.js';
 import type { BlobLimits } from '../gateway/blob-routes.js';
+import { evmConfig, type EvmConfig } from '../rails/evm/config.js';
 import type { RateLimits } from '../gateway/rate-limits.js';
 
 /** Everything the service reads from its environment, with its defaults. Listed in the README. */
@@ -43,6 +44,8 @@ export interface Config {
   /** PACT_PULL_WAITERS: long polls waiting at once on one node. */
   pullWaiters: number;
   mockDefaultBalance: bigint;
+  /** PACT_X402_RPC_URL and the rest (rails/evm/config.ts): the chain of the x402 rail; unset, it is not offered. */
+  evm: EvmConfig | undefined;
   commandTimeoutMs: number;
   http: HttpLimits;
   rateLimits: RateLimits;
@@ -95,6 +98,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     pullsPerMinute: integer('PACT_RATE_LIMIT_PULLS', 120, env),
     pullWaiters: integer('PACT_PULL_WAITERS', 10_000, env),
     mockDefaultBalance: BigInt(integer('PACT_MOCK_DEFAULT_BALANCE', 1_000_000_000, env)),
+    evm: evmConfig(env),
     commandTimeoutMs: integer('PACT_COMMAND_TIMEOUT_MS', 10_000, env),
     rateLimits: {
       writes: integer('PACT_RATE_LIMIT_WRITES', 600, env),

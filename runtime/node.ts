@@ -41,6 +41,7 @@ import { Projector } from '../projection/projector.js';
 import { inlineVerifier, VerifyPool } from '../protocol/verify-pool.js';
 import { ReadModel } from '../projection/read-model.js';
 import { MockRail } from '../rails/mock/mock-rail.js';
+import { openEvmRails } from '../rails/evm/open-evm-rails.js';
 import type { Rail } from '../rails/rail.js';
 import { openLevel } from '../storage/level.js';
 import { ManualOffsetClock } from './clock.js';
@@ -182,7 +183,9 @@ async function startRoles(config: Config, natsServer: NatsEndpoint): Promise<Pac
   await adoptJournal(level, (await journalCreated(nats.host.jsm))!);
   const mockLevel = await openLevel(join(config.dataDir, 'mock-rail'));
   const mockRail = await MockRail.open(mockLevel, config.mockDefaultBalance);
-  const rails = new Map<string, Rail>([['mock', mockRail]]);
+  const addressBook = new RailAddressBook(nats.host.js, nats.host.jsm);
+  const evmRails = config.evm ? await openEvmRails(config.evm, nats.host, addressBook) : undefined;
+  const rails = new Map<string, Rail>([['mock', mockRail], ...(evmRails?.rails ?? []).map((rail) => [rail.name, rail] as const)]);
 
   // Blob bookkeeping is not rebuildable from the journal, so it has a LevelDB of its own (like the mock rail).
   const blobLevel = await openLevel(join(config.dataDir, 'blobs', 'index'));
@@ -282,7 +285,7 @@ async function startRoles(config: Config, natsServer: NatsEndpoint): Promise<Pac
   }, judge);
 
   const app = await buildGateway({
-    bus, readModel, projector, offers, stream, access, clock, http: config.http, publicUrl: config.publicUrl, journalFeed: (id, after, signal) => journalFeed(nats.reader, id, after, signal), addressBook: new RailAddressBook(nats.host.js, nats.host.jsm), rateLimits: config.rateLimits, natsConnections: connectionsOf(nats), blobs, internalToken, version: VERSION, rails, policy, serverParty, payoutWorker, host,
+    bus, readModel, projector, offers, stream, access, clock, http: config.http, publicUrl: config.publicUrl, journalFeed: (id, after, signal) => journalFeed(nats.reader, id, after, signal), addressBook, rateLimits: config.rateLimits, natsConnections: connectionsOf(nats), blobs, internalToken, version: VERSION, rails, policy, serverParty, payoutWorker, host,
     testHooks: config.testHooks ? { clock, keeper, reconciler, acceptances: offers.acceptances, projector, mockRail, evaluator, evaluatorConfig: config.evaluator, dataDir: config.dataDir } : undefined,
   });
   await app.listen({ port: config.port, host: config.host });
@@ -300,6 +303,7 @@ async function startRoles(config: Config, natsServer: NatsEndpoint): Promise<Pac
       clearInterval(linkSweeper);
       reconciler.stop();
       payoutWorker.stop();
+      evmRails?.stop();
       await offers.stop();
       clearInterval(eventSweeper);
       await notifier.stop();

@@ -47,6 +47,15 @@ export class MockRail implements Rail {
   isAddress(address: string): boolean {
     return /^[\x21-\x7e]{1,128}$/.test(address);
   }
+
+  /** The mock moves any asset. */
+  holds(): boolean {
+    return true;
+  }
+
+  get ready(): boolean {
+    return !this.broken;
+  }
   private readonly failures = new Set<Failure>();
   private readonly writer: BatchWriter;
   private opCount = 0;
@@ -105,7 +114,7 @@ export class MockRail implements Rail {
   }
 
   async health(): Promise<RailHealth> {
-    return { live: !this.broken, solvency: { ok: this.balance(MOCK_ESCROW) >= 0n } };
+    return { live: !this.broken, solvency: { ok: this.balance(MOCK_ESCROW) >= 0n }, payoutsReady: !this.broken };
   }
 
   /** Test hook: the next operation of that kind fails once. */

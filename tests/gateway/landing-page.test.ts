@@ -7,10 +7,10 @@ import { landingPage } from '../../gateway/landing-page.js';
 // the Content-Security-Policy allows the template's own <style> by its hash and nothing else.
 
 const TEMPLATE = '<style>p{color:red}</style><p>{{base}} {{rails}} {{accessMode}}: {{accessNote}}</p>';
-const ready = { live: true, solvency: { ok: true } };
+const ready = { live: true, solvency: { ok: true }, payoutsReady: true };
 
 test('every interpolated value is HTML-escaped', () => {
-  const html = landingPage(TEMPLATE).render({ base: 'http://a.test/"><script>&', rails: [['<b>', ready], ['x402', { live: false, solvency: { ok: true } }]], accessMode: 'open' });
+  const html = landingPage(TEMPLATE).render({ base: 'http://a.test/"><script>&', rails: [['<b>', ready], ['x402', { live: false, solvency: { ok: true }, payoutsReady: false }]], accessMode: 'open' });
   assert.is(html, '<style>p{color:red}</style><p>http://a.test/&quot;&gt;&lt;script&gt;&amp; &lt;b&gt; (ready), x402 (not ready) open: any party may create and fund pacts here.</p>');
 });
 

@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseEther, type Address, type Hex } from 'viem';
 import { testUsdcAbi } from '../../contracts/test-usdc-artifact.js';
 import { startGanache } from './evm/ganache-node.js';
@@ -108,4 +110,21 @@ export async function startEvmChain({ payers = 3, mintEach = 1_000_000_000n }: E
 async function spendNonceZero(client: LocalWalletClient): Promise<void> {
   const hash = await client.sendTransaction({ to: client.account.address, value: 0n });
   await client.waitForTransactionReceipt({ hash });
+}
+
+/**
+ * The service's environment for the EVM rails on `chain`: its escrow key goes into a file in `dir`, as
+ * PACT_ESCROW_KEY_FILE takes it; receipts are polled every 50 ms.
+ */
+export function evmRailEnv(chain: EvmChain, dir: string): Record<string, string> {
+  const keyFile = join(dir, 'escrow.key');
+  writeFileSync(keyFile, `${chain.escrow.key}\n`, { mode: 0o600 });
+  return {
+    PACT_X402_RPC_URL: chain.rpcUrl,
+    PACT_X402_CHAIN_ID: String(chain.chainId),
+    PACT_X402_TOKEN: chain.token.address,
+    PACT_X402_NETWORK_V1: chain.networkV1,
+    PACT_ESCROW_KEY_FILE: keyFile,
+    PACT_EVM_POLL_MS: '50',
+  };
 }

@@ -1,0 +1,194 @@
+import { keccak256, TransactionReceiptNotFoundError, type Address, type Hex } from 'viem';
+import type { PrivateKeyAccount } from 'viem/accounts';
+import { ExpectedSequenceMismatch } from '../../actors/stream-journal.js';
+import type { ChainReader } from './chain.js';
+import type { TxPurpose, WalletLog, WalletTx } from './wallet-log.js';
+
+export type TxOutcome = 'success' | 'reverted';
+
+/** A contract call the wallet signs: the token's `transfer` or `transferWithAuthorization`. */
+export interface ContractCall {
+  to: Address;
+  data: Hex;
+}
+
+const RESEND_EVERY_MS = 5_000;
+
+/**
+ * The custodial escrow wallet: one nonce queue for every transaction it signs (collect settlements and
+ * payouts of both EVM rails). Each transaction is signed locally, recorded in the wallet log and only then
+ * broadcast, so a crash, a retry or another node sends the very same bytes again, never a second payment.
+ * Outcomes are read from the chain's receipts; the log holds no status.
+ *
+ * The wallet's key must not sign anywhere else: a nonce taken by a transaction this log does not know leaves
+ * the recorded one unmined for good (it is reported, never replaced).
+ */
+export class EscrowWallet {
+  private seq = 0;
+  private readonly txs: WalletTx[] = [];
+  private readonly byKey = new Map<string, WalletTx[]>();
+  private readonly outcomes = new Map<Hex, TxOutcome>();
+  private queue: Promise<unknown> = Promise.resolve();
+  private resender: NodeJS.Timeout | undefined;
+
+  private constructor(
+    private readonly account: PrivateKeyAccount,
+    private readonly reader: ChainReader,
+    private readonly log: WalletLog,
+  ) {}
+
+  static async open(account: PrivateKeyAccount, reader: ChainReader, log: WalletLog): Promise<EscrowWallet> {
+    const wallet = new EscrowWallet(account, reader, log);
+    await wallet.catchUp();
+    wallet.resender = setInterval(() => void wallet.resendUnsettled(), RESEND_EVERY_MS).unref();
+    void wallet.resendUnsettled();
+    return wallet;
+  }
+
+  get address(): Address {
+    return this.account.address;
+  }
+
+  stop(): void {
+    clearInterval(this.resender);
+  }
+
+  /**
+   * The transaction under `key`: the one recorded before if it succeeded or may still, else a new one for
+   * `call`, recorded and broadcast. Rejects (and records nothing) when the chain says `call` would revert.
+   * Transactions are signed one at a time in this process; other nodes are kept out by the log's
+   * compare-and-set.
+   */
+  send(key: string, call: ContractCall, purpose: TxPurpose): Promise<WalletTx> {
+    const sent = this.queue.then(() => this.record(key, call, purpose));
+    this.queue = sent.catch(() => undefined);
+    return sent;
+  }
+
+  /** What became of `tx`: waits up to `timeoutMs` for its receipt (sending it again once if the node lacks it); undefined if none came. */
+  async outcome(tx: WalletTx, timeoutMs: number): Promise<TxOutcome | undefined> {
+    const deadline = Date.now() + timeoutMs;
+    let resent = false;
+    for (;;) {
+      const known = await this.receiptOutcome(tx);
+      if (known) return known;
+      if (!resent) {
+        await this.broadcast(tx);
+        resent = true;
+      }
+      if (Date.now() >= deadline) return undefined;
+      await new Promise((resolve) => setTimeout(resolve, this.reader.pollingInterval));
+    }
+  }
+
+  /** Every transaction recorded under `key`, oldest first (after reading what other nodes recorded). */
+  async attempts(key: string): Promise<readonly WalletTx[]> {
+    await this.catchUp();
+    return this.byKey.get(key) ?? [];
+  }
+
+  /** Every recorded transaction, in nonce order (after reading what other nodes recorded). */
+  async transactions(): Promise<readonly WalletTx[]> {
+    await this.catchUp();
+    return this.txs;
+  }
+
+  /** Recorded transactions whose outcome is known to be `success`, with their purposes. */
+  async *succeeded(): AsyncIterable<WalletTx> {
+    await this.catchUp();
+    for (const tx of [...this.txs]) if ((await this.receiptOutcome(tx).catch(() => undefined)) === 'success') yield tx;
+  }
+
+  /** What escrow owes: every successful collect less every successful payout (both rails), in token units. */
+  liabilities(): bigint {
+    let owed = 0n;
+    for (const tx of this.txs) {
+      if (this.outcomes.get(tx.hash) !== 'success') continue;
+      owed += tx.purpose.kind === 'collect' ? BigInt(tx.purpose.amount) : -BigInt(tx.purpose.amount);
+    }
+    return owed;
+  }
+
+  /** Recorded transactions with no receipt seen yet (sent, or recorded just before a crash). */
+  get unsettled(): number {
+    return this.txs.filter((tx) => !this.outcomes.has(tx.hash)).length;
+  }
+
+  private async record(key: string, call: ContractCall, purpose: TxPurpose): Promise<WalletTx> {
+    for (;;) {
+      await this.catchUp();
+      const previous = this.byKey.get(key) ?? [];
+      const last = previous.at(-1);
+      if (last && (await this.receiptOutcome(last)) !== 'reverted') return last;
+      const tx = await this.sign(key, previous.length, call, purpose);
+      try {
+        this.adopt(await this.log.append(tx, this.seq), tx);
+      } catch (error) {
+        if (error instanceof ExpectedSequenceMismatch) continue; // another node signed that nonce: read its record, sign again
+        throw error;
+      }
+      await this.broadcast(tx);
+      return tx;
+    }
+  }
+
+  private async sign(key: string, attempt: number, call: ContractCall, purpose: TxPurpose): Promise<WalletTx> {
+    const recorded = (this.txs.at(-1)?.nonce ?? -1) + 1;
+    const onChain = await this.reader.getTransactionCount({ address: this.address, blockTag: 'pending' });
+    const nonce = Math.max(recorded, onChain);
+    const request = await this.reader.prepareTransactionRequest({ account: this.account, chain: this.reader.chain, to: call.to, data: call.data, nonce });
+    const raw = await this.account.signTransaction(request as never);
+    return { key, attempt, nonce, hash: keccak256(raw), raw, purpose };
+  }
+
+  private adopt(seq: number, tx: WalletTx): void {
+    this.seq = seq;
+    this.txs.push(tx);
+    const attempts = this.byKey.get(tx.key) ?? [];
+    attempts.push(tx);
+    this.byKey.set(tx.key, attempts);
+  }
+
+  private async catchUp(): Promise<void> {
+    for (const { seq, value } of await this.log.entriesAfter(this.address, this.seq)) this.adopt(seq, value);
+  }
+
+  /** The receipt's outcome, kept once known; undefined while the chain has none. */
+  async receiptOutcome(tx: WalletTx): Promise<TxOutcome | undefined> {
+    const known = this.outcomes.get(tx.hash);
+    if (known) return known;
+    try {
+      const receipt = await this.reader.getTransactionReceipt({ hash: tx.hash });
+      const outcome = receipt.status === 'success' ? 'success' : 'reverted';
+      this.outcomes.set(tx.hash, outcome);
+      return outcome;
+    } catch (error) {
+      if (error instanceof TransactionReceiptNotFoundError) return undefined;
+      throw error;
+    }
+  }
+
+  /** Sends the recorded bytes; a node that has them already, or mined them, says so, which is no failure. */
+  private async broadcast(tx: WalletTx): Promise<void> {
+    try {
+      await this.reader.sendRawTransaction({ serializedTransaction: tx.raw });
+    } catch (error) {
+      if (!/already known|known transaction|nonce too low|already imported|already in the tx pool/i.test(String(error))) {
+        console.error(`broadcasting ${tx.key} (nonce ${tx.nonce}) failed; it is sent again later:`, shortError(error));
+      }
+    }
+  }
+
+  /** Sends again every recorded transaction with no receipt: a later nonce waits on the earlier ones. */
+  private async resendUnsettled(): Promise<void> {
+    try {
+      await this.catchUp();
+      for (const tx of this.txs) if (!this.outcomes.has(tx.hash) && !(await this.receiptOutcome(tx))) await this.broadcast(tx);
+    } catch (error) {
+      console.error('resending escrow transactions failed; the next pass tries again:', shortError(error));
+    }
+  }
+}
+
+/** viem's errors carry the request (a signed transaction) in their text: only the first line is logged. */
+export const shortError = (error: unknown) => String(error).split('\n')[0];

@@ -1,0 +1,202 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { PaymentRequirements } from '@x402/core/types';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { Pact } from '../../machines/pact/types.js';
+import type { KeyPair } from '../../protocol/sign.js';
+import { evmRailEnv, startEvmChain, type EvmChain, type TestWallet } from '../support/evm-chain.js';
+import { testWallet } from '../support/evm/test-keys.js';
+import { payV1, payV2 } from '../support/evm/x402-payments.js';
+import { newParties, tradeSpec } from '../support/parties.js';
+import { Stack } from '../support/stack.js';
+
+// The x402 rail end to end: pacts funded over HTTP with real EIP-3009 authorizations on a local chain,
+// settled into the escrow wallet, and paid out by token transfers.
+
+const test = suite<{ chain: EvmChain; stack: Stack; dir: string }>('x402 rail over HTTP');
+
+test.before(async (context) => {
+  context.chain = await startEvmChain({ payers: 6 });
+  context.dir = mkdtempSync(join(tmpdir(), 'pact-x402-'));
+  context.stack = await Stack.start({ env: evmRailEnv(context.chain, context.dir) });
+});
+test.after(async ({ chain, stack, dir }) => {
+  await stack.stop();
+  await chain.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+type Accepted = PaymentRequirements & { maxAmountRequired: string };
+const base64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64');
+
+async function x402Pact(stack: Stack) {
+  const { seller, buyer } = newParties();
+  const created = await stack.client.create(seller, tradeSpec(seller, buyer, { rail: 'x402' }));
+  assert.is(created.status, 200, JSON.stringify(created.body));
+  return { seller, buyer, id: created.body.pact.id as string };
+}
+
+/** The proofless fund call's requirement entries: [v2 on eip155:84532, v1 on base-sepolia]. */
+async function acceptsOf(stack: Stack, key: KeyPair, id: string): Promise<Accepted[]> {
+  const quote = await stack.client.request('POST', `/pacts/${id}/fund`, stack.client.signedCall(key, 'pacts.fund', id, await nonceOf(stack, id), {}));
+  assert.is(quote.status, 402, JSON.stringify(quote.body));
+  return quote.body.requirement.railData.accepts;
+}
+
+const nonceOf = async (stack: Stack, id: string) => ((await stack.client.get(id)).body.pact as Pact).stateNonce;
+
+/** Funds with a proof made from the 402's requirement by `pay`, sending it as the header text `encode` makes. */
+function fundWith(stack: Stack, key: KeyPair, id: string, proof: unknown, encode: (proof: unknown) => string = base64) {
+  return stack.client.fundWith(key, id, async () => encode(proof));
+}
+
+const balances = (chain: EvmChain, ...wallets: { address: `0x${string}` }[]) => Promise.all(wallets.map((w) => chain.balanceOf(w.address)));
+
+test('the 402 names the escrow and the token: accepts entries with amount and maxAmountRequired, v2 and v1 networks', async ({ chain, stack }) => {
+  const { buyer, id } = await x402Pact(stack);
+  const accepts = await acceptsOf(stack, buyer, id);
+  assert.equal(
+    accepts.map((entry) => entry.network),
+    ['eip155:84532', 'base-sepolia'],
+  );
+  for (const entry of accepts) {
+    assert.is(entry.scheme, 'exact');
+    assert.is(entry.amount, '1076');
+    assert.is(entry.maxAmountRequired, '1076');
+    assert.is(entry.payTo, chain.escrow.address);
+    assert.is(entry.asset, chain.token.address);
+    assert.equal(entry.extra, { name: 'USDC', version: '2' });
+  }
+  assert.is(((await stack.client.get(id)).body.pact as Pact).escrowAccount, chain.escrow.address);
+});
+
+test('a trade funded with a v2 payload (base64) and a v1 payload (JSON), settled by cosign, paid out on chain', async ({ chain, stack }) => {
+  const [buyerWallet, sellerWallet] = [chain.payers[0]!, chain.payers[1]!];
+  const before = await balances(chain, buyerWallet, sellerWallet, chain.escrow);
+  const { seller, buyer, id } = await x402Pact(stack);
+
+  const buyerProof = await payV2(buyerWallet, (await acceptsOf(stack, buyer, id))[0]!);
+  const funded = await fundWith(stack, buyer, id, buyerProof);
+  assert.is(funded.status, 200, JSON.stringify(funded.body));
+  const response = JSON.parse(Buffer.from(funded.headers.get('x-payment-response') ?? '', 'base64').toString());
+  assert.is(response.success, true);
+  assert.is(response.payer, buyerWallet.address);
+  assert.is(response.network, 'eip155:84532');
+  const buyerReceipt = (funded.body.pact as Pact).parties.find((p) => p.party === buyer.party)!.receipt;
+  assert.is(buyerReceipt, response.transaction);
+
+  const sellerProof = await payV1(sellerWallet, (await acceptsOf(stack, seller, id))[1]! as never);
+  const active = await fundWith(stack, seller, id, sellerProof, (proof) => JSON.stringify(proof));
+  assert.is(active.status, 200, JSON.stringify(active.body));
+  assert.is(active.body.pact.state, 'ACTIVE');
+  assert.equal(await balances(chain, buyerWallet, sellerWallet, chain.escrow), [before[0]! - 1076n, before[1]! - 50n, before[2]! + 1126n]);
+
+  await stack.client.propose(seller, id, { evidence: [{ note: 'delivered' }], distribution: [{ party: seller.party, bp: 7000 }, { party: buyer.party, bp: 3000 }] });
+  assert.is((await stack.client.cosign(buyer, id)).body.pact.state, 'SETTLED');
+  const paid = await stack.settledPayouts(id);
+  for (const payout of paid.payouts) assert.match(payout.railRef ?? '', /^0x[0-9a-f]{64}$/);
+  // pot 1001 → seller 701, buyer 300; bonds back: seller 50, buyer 75; each to the address it paid from
+  assert.equal(await balances(chain, buyerWallet, sellerWallet, chain.escrow), [before[0]! - 1076n + 375n, before[1]! - 50n + 751n, before[2]!]);
+});
+
+test('a retry with the same proof after a lost answer pays nothing twice', async ({ chain, stack }) => {
+  const payer = chain.payers[2]!;
+  const { buyer, id } = await x402Pact(stack);
+  const proof = base64(await payV2(payer, (await acceptsOf(stack, buyer, id))[0]!));
+  const call = stack.client.signedCall(buyer, 'pacts.fund', id, await nonceOf(stack, id), {});
+  const before = await chain.balanceOf(payer.address);
+  const first = await stack.client.request('POST', `/pacts/${id}/fund`, call, { 'x-payment': proof });
+  assert.is(first.status, 200, JSON.stringify(first.body));
+  // the answer was lost: the same call again finds the nonce moved on
+  const again = await stack.client.request('POST', `/pacts/${id}/fund`, call, { 'x-payment': proof });
+  assert.is(again.body.error, 'stateNonce_mismatch');
+  // signed again on the current nonce with the same proof (spec rule 4; x402 v2's header name): already funded
+  const resigned = stack.client.signedCall(buyer, 'pacts.fund', id, await nonceOf(stack, id), {});
+  const third = await stack.client.request('POST', `/pacts/${id}/fund`, resigned, { 'payment-signature': proof });
+  assert.is(third.status, 409);
+  assert.is(third.body.error, 'already_funded');
+  assert.is(await chain.balanceOf(payer.address), before - 1076n);
+});
+
+/** A refused paid call: its status and reason, and no token moved. */
+async function assertRefused(chain: EvmChain, stack: Stack, key: KeyPair, id: string, payer: TestWallet, proof: unknown, reason: string) {
+  const before = await balances(chain, payer, chain.escrow);
+  const refused = await fundWith(stack, key, id, proof);
+  assert.is(refused.status, 402, JSON.stringify(refused.body));
+  assert.is(refused.body.error, 'payment_failed');
+  assert.is(refused.body.reason, reason, refused.body.message);
+  assert.equal(await balances(chain, payer, chain.escrow), before);
+  assert.not.ok(((await stack.client.get(id)).body.pact as Pact).parties.find((p) => p.party === key.party)!.confirmed);
+}
+
+test('a proof already spent on another pact is refused: proof_already_used, nothing moves', async ({ chain, stack }) => {
+  const payer = chain.payers[3]!;
+  const first = await x402Pact(stack);
+  const proof = await payV2(payer, (await acceptsOf(stack, first.buyer, first.id))[0]!);
+  assert.is((await fundWith(stack, first.buyer, first.id, proof)).status, 200);
+  const second = await x402Pact(stack);
+  await acceptsOf(stack, second.buyer, second.id);
+  await assertRefused(chain, stack, second.buyer, second.id, payer, proof, 'proof_already_used');
+});
+
+test('tampered, underpaid, overpaid, wrong-recipient, expired and wrong-network proofs: clear 402s, nothing moves', async ({ chain, stack }) => {
+  const payer = chain.payers[4]!;
+  const { buyer, id } = await x402Pact(stack);
+  const [v2] = await acceptsOf(stack, buyer, id);
+  const entry = v2!;
+
+  const honest = await payV2(payer, entry);
+  const tampered = structuredClone(honest);
+  (tampered.payload as { signature: string }).signature = `0x${'11'.repeat(65)}`;
+  await assertRefused(chain, stack, buyer, id, payer, tampered, 'invalid_proof');
+
+  const signedForLess = await payV2(payer, { ...entry, amount: '1075' });
+  const raised = structuredClone(signedForLess);
+  (raised.payload as { authorization: { value: string } }).authorization.value = '1076';
+  await assertRefused(chain, stack, buyer, id, payer, raised, 'invalid_proof');
+
+  await assertRefused(chain, stack, buyer, id, payer, signedForLess, 'wrong_amount');
+  await assertRefused(chain, stack, buyer, id, payer, await payV2(payer, { ...entry, amount: '1077' }), 'wrong_amount');
+  await assertRefused(chain, stack, buyer, id, payer, await payV2(payer, { ...entry, payTo: chain.payers[5]!.address }), 'wrong_recipient');
+  await assertRefused(chain, stack, buyer, id, payer, await payV2(payer, { ...entry, maxTimeoutSeconds: 2 }), 'expired');
+  await assertRefused(chain, stack, buyer, id, payer, { ...honest, accepted: { ...entry, network: 'eip155:1' } }, 'wrong_network');
+  await assertRefused(chain, stack, buyer, id, payer, { scheme: 'mock' }, 'invalid_proof');
+
+  // the honest proof still pays
+  assert.is((await fundWith(stack, buyer, id, honest)).status, 200);
+});
+
+test('a payer short of tokens: 402 insufficient_funds', async ({ chain, stack }) => {
+  const broke = testWallet('holds 1000 units');
+  await chain.mint(broke.address, 1_000n);
+  const { buyer, id } = await x402Pact(stack);
+  await assertRefused(chain, stack, buyer, id, broke, await payV2(broke, (await acceptsOf(stack, buyer, id))[0]!), 'insufficient_funds');
+});
+
+test('health: the x402 rail is live, solvent and can pay out', async ({ chain, stack }) => {
+  const health = (await stack.client.request('GET', '/health')).body;
+  assert.ok(health.rails.includes('x402'));
+  const rail = health.paymentRails.x402;
+  assert.is(rail.live, true);
+  assert.is(rail.solvency.ok, true);
+  assert.is(rail.gas.ok, true);
+  assert.is(rail.escrow, chain.escrow.address);
+  assert.is(BigInt(rail.solvency.balance) >= BigInt(rail.solvency.liabilities), true);
+  assert.is(health.payoutReadiness.treasury.x402, true);
+});
+
+test('a pact in another asset than the rail holds is refused at create', async ({ stack }) => {
+  const { seller, buyer } = newParties();
+  const spec = tradeSpec(seller, buyer, { rail: 'x402' });
+  for (const party of spec.parties) {
+    party.deposit.asset = 'EURC';
+    party.bond.asset = 'EURC';
+  }
+  const refused = await stack.client.create(seller, spec);
+  assert.is(refused.status, 400);
+  assert.is((refused.body as unknown as { error: string }).error, 'invalid_request');
+});
+
+test.run();
