@@ -196,8 +196,12 @@ function admitAcceptance(pactId: string, offer: SignedOffer, envelope: AcceptCal
   };
 }
 
-/** X-PAYMENT carries the proof as JSON or base64-encoded JSON; undefined when it is neither. */
+/**
+ * X-PAYMENT carries the proof as JSON or base64-encoded JSON; an `Authorization: Payment …` credential (mpp) is
+ * the rail's to read, as sent. Undefined when it is none of these.
+ */
 export function parsePaymentHeader(header: string): unknown {
+  if (/^Payment\s/i.test(header)) return header;
   for (const text of [header, Buffer.from(header, 'base64').toString('utf8')]) {
     try {
       const value: unknown = JSON.parse(text);

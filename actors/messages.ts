@@ -53,4 +53,4 @@ export interface AdmittedRequest {
  * The host's answer. `seq` is the journal position of the pact's newest entry; `text`, the pact's JSON as
  * the actor serialised it once, comes with a local answer only; `headers` are the rail's, for a paid fund.
  */
-export type CommandReply = { ok: true; pact: Pact; seq: number; text?: string; headers?: Record<string, string> } | { ok: false; error: PactError };
+export type CommandReply = { ok: true; pact: Pact; seq: number; text?: string; headers?: Record<string, string> } | { ok: false; error: PactError; headers?: Record<string, string> };

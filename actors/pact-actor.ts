@@ -6,7 +6,8 @@ import { evolve } from '../machines/pact/evolve.js';
 import { newPact, type ServerPolicy } from '../machines/pact/spec.js';
 import type { Pact } from '../machines/pact/types.js';
 import { pactError, type PactError } from '../protocol/errors.js';
-import { RailError, type Rail } from '../rails/rail.js';
+import { RailError, type FundCall, type Rail } from '../rails/rail.js';
+import type { SignedCall } from '../protocol/signed-call.js';
 import type { Committed } from '../projection/projector.js';
 import type { PactRecord } from '../projection/read-model.js';
 import { entryOf, recentAfter, type Journal, type JournalEntry, type JournalEvent } from './journal.js';
@@ -72,7 +73,7 @@ export class PactActor {
   async handle(request: AdmittedRequest, now: number, retried = false): Promise<CommandReply> {
     if (request.command.type === 'fund' && !this.knownCurrent()) await this.confirm();
     if (this.pact && this.recentCommands.includes(request.id)) return this.unlessUnconfirmed(request, now, this.success());
-    const outcome = await this.decide(request.command, now);
+    const outcome = await this.decide(request.command, now, request.envelope);
     if ('reply' in outcome) return this.unlessUnconfirmed(request, now, outcome.reply);
     const { event, next, headers } = outcome;
     const entry = entryOf({ commandId: request.id, event, envelope: request.envelope, offer: request.offer, previous: this.pact, next });
@@ -97,13 +98,13 @@ export class PactActor {
     return this.confirmed || this.deps.records.current(this.pactId);
   }
 
-  private async decide(command: AdmittedCommand, now: number): Promise<Outcome> {
+  private async decide(command: AdmittedCommand, now: number, envelope: SignedCall | undefined): Promise<Outcome> {
     if (command.type === 'create') return this.decideCreate(command, now);
     const pact = this.pact;
     if (!pact) return failure(pactError('not_found', `no pact ${this.pactId}`));
     const refused = refusal(pact, command, now);
     if (refused) return failure(refused);
-    const funding = command.type === 'fund' ? await this.fundingEvent(pact, command, now) : { event: eventOf(command, now) };
+    const funding = command.type === 'fund' ? await this.fundingEvent(pact, command, envelope as FundCall, now) : { event: eventOf(command, now) };
     if ('reply' in funding) return funding;
     const { event, headers } = funding;
     const next = evolve(pact, event);
@@ -131,34 +132,36 @@ export class PactActor {
     return { event: { type: 'created', at: now, pact }, next: pact };
   }
 
-  /** Without a proof: the 402 requirement. With one: collect first, keyed per funding round, then the event. */
+  /**
+   * Without a proof: the 402 requirement (and the rail's headers). With one: collect first, keyed per funding
+   * round, then the event.
+   */
   private async fundingEvent(
     pact: Pact,
     command: Extract<PactCommand, { type: 'fund' }>,
+    call: FundCall,
     now: number,
   ): Promise<{ event: PactEvent; headers?: Record<string, string> } | { reply: CommandReply }> {
     const party = pact.parties.find((p) => p.party === command.signer)!;
     const rail = this.deps.rails.get(pact.rail)!;
+    const unaddressed = railAddressProblem(rail, call);
+    if (unaddressed) return failure(unaddressed);
     const amount = { amount: (BigInt(party.deposit.amount) + BigInt(party.bond.amount)).toString(), asset: pact.asset };
-    const requirement = rail.quote(party.party, amount);
+    const charge = { key: collectKey(pact.id, party), pactId: pact.id, payer: party.party, amount, call };
     if (command.proof === null) {
       if (!rail.ready) return failure(railNotReady(rail.name));
-      return failure(pactError('payment_required', 'pay the requirement, then repeat the call with X-PAYMENT', { requirement }));
+      const { requirement, headers } = rail.quote(charge);
+      const paidHow = rail.needsRailAddress ? 'the same call again with Authorization: Payment' : 'the call again with X-PAYMENT';
+      return { reply: { ok: false, error: pactError('payment_required', `pay the requirement, then send ${paidHow}`, { requirement }), ...(headers ? { headers } : {}) } };
     }
     try {
-      const receipt = await rail.collect({
-        key: collectKey(pact.id, party),
-        pactId: pact.id,
-        payer: party.party,
-        amount,
-        proof: command.proof,
-      });
+      const receipt = await rail.collect({ ...charge, proof: command.proof });
       return { event: { type: 'fund', at: now, party: party.party, receipt: receipt.ref }, ...(receipt.headers ? { headers: receipt.headers } : {}) };
     } catch (error) {
       if (!(error instanceof RailError)) throw error;
       // The rail's own trouble may have moved money: the payer retries with the same proof, never a new one.
       if (error.code === 'rail_failure') return failure(pactError('unavailable', error.message, { reason: error.code, retryAfter: 1 }));
-      return failure(pactError('payment_failed', error.message, { reason: error.code, requirement }));
+      return failure(pactError('payment_failed', error.message, { reason: error.code, requirement: rail.quote(charge).requirement }));
     }
   }
 
@@ -201,6 +204,15 @@ export class PactActor {
 }
 
 const success = ({ pact, text, seq }: PactRecord): CommandReply => ({ ok: true, pact, text, seq });
+/** A rail that pays from a named address (mpp) needs it in the signed call, and it must be one of the rail's. */
+function railAddressProblem(rail: Rail, call: FundCall): PactError | undefined {
+  const address = call.call.railAddress;
+  if (address === undefined) {
+    return rail.needsRailAddress ? pactError('invalid_request', `the ${rail.name} rail needs the payer's address in call.railAddress`, { field: 'call.railAddress' }) : undefined;
+  }
+  return rail.isAddress(address) ? undefined : pactError('invalid_request', `not an address on the ${rail.name} rail`, { field: 'call.railAddress' });
+}
+
 const railNotReady = (rail: string) =>
   pactError('rail_not_ready', `the ${rail} rail is not ready (GET /health says why); new pacts and funds wait until it is`, { retryAfter: 5 });
 const failure = (error: PactError): { reply: CommandReply } => ({ reply: { ok: false, error } });

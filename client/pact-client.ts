@@ -124,6 +124,30 @@ export class PactClient {
   }
 
   /**
+   * The mpp flow: a proofless call naming the payer's `railAddress`, `pay` once for a credential answering the
+   * 402's `WWW-Authenticate: Payment` challenge, then the very same body with `Authorization: Payment`. An
+   * ambiguous outcome is reconciled by reading the pact before the same body and credential go again; neither
+   * is ever made a second time (a credential is bound to the call it answers).
+   */
+  async fundWithMpp(key: KeyPair, pactId: string, railAddress: string, pay: (challenge: HttpResult<{ requirement: Requirement }>) => Promise<string>): Promise<HttpResult> {
+    const path = `/pacts/${segment(pactId)}/fund`;
+    const body = JSON.stringify(this.signedCall(key, 'pacts.fund', pactId, await this.nonceOf(pactId), { railAddress }));
+    const challenge = await this.request<{ requirement: Requirement }>('POST', path, body);
+    if (challenge.status !== 402) return challenge;
+    const credential = await pay(challenge);
+    for (let attempt = 1; ; attempt++) {
+      const paid = await this.request<{ pact: Pact }>('POST', path, body, { authorization: credential }).catch(() => undefined);
+      if (paid && paid.status < 500 && !isNonceConflict(paid)) return paid;
+      const pact = (await this.get(pactId).catch(() => undefined))?.body?.pact as Pact | undefined;
+      if (pact?.parties.some((p) => p.party === key.party && p.confirmed)) return { status: 200, body: { pact }, headers: new Headers() };
+      if (attempt === FUND_ATTEMPTS || !pact || (paid && isNonceConflict(paid))) {
+        if (paid) return paid;
+        throw new Error(`funding ${pactId}: the outcome is unknown (no answer); read the pact before paying again`);
+      }
+    }
+  }
+
+  /**
    * A signed pact route. Without `nonce`, the pact's current one is read, and a 409 `stateNonce_mismatch` (someone
    * moved the pact in between) is answered by signing again on the new nonce, at most `nonceRetries` times.
    */

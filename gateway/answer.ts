@@ -17,8 +17,8 @@ export type Answer = (reply: FastifyReply, result: CommandReply) => Promise<Fast
  */
 export function answerWith(projector: Projector): Answer {
   return async (reply, result) => {
-    if (!result.ok) return sendError(reply, result.error);
     if (result.headers) reply.headers(result.headers);
+    if (!result.ok) return sendError(reply, result.error);
     if (result.text !== undefined) return reply.type(JSON_TYPE).send(bodyOf(result.text));
     await projector.reached(result.seq, READ_YOUR_WRITES_WAIT_MS);
     return reply.type(JSON_TYPE).send(bodyOf(JSON.stringify(result.pact)));

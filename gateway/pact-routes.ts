@@ -82,13 +82,16 @@ function registerSignedRoute(app: FastifyInstance, route: { path: string; action
     async (request, reply) => {
       const { id } = request.params;
       if (!PACT_ID.test(id)) return sendError(reply, unknownPact(id));
-      // x402 v2 names the header PAYMENT-SIGNATURE; the spec's (and v1's) name is X-PAYMENT.
-      const payment = request.headers['x-payment'] ?? request.headers['payment-signature'];
+      // x402 v2 names the header PAYMENT-SIGNATURE; the spec's (and v1's) name is X-PAYMENT; mpp's is Authorization.
+      const payment = request.headers['x-payment'] ?? request.headers['payment-signature'] ?? paymentCredential(request.headers.authorization);
       const command: HostCommand = { type: 'signed', envelope: request.body, ...(typeof payment === 'string' ? { payment } : {}) };
       return answer(reply, await send(id, command));
     },
   );
 }
+
+/** An `Authorization: Payment …` credential (the mpp rail's proof), as sent; other schemes are not ours. */
+const paymentCredential = (authorization: string | undefined) => (authorization && /^Payment\s/i.test(authorization) ? authorization : undefined);
 
 function registerReads(app: FastifyInstance, { readModel, projector }: PactRouteDeps, listLimit: Limit): void {
   // Not async: a cached body is sent in the same turn, with no promise in between (reads are the hot path).

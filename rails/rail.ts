@@ -1,6 +1,7 @@
 import type { RailName } from '../machines/pact/types.js';
 import type { Money } from '../protocol/money.js';
 import type { PartyId } from '../protocol/party.js';
+import type { SignedCall } from '../protocol/signed-call.js';
 
 /** What a payer must pay into escrow: the body of a 402. */
 export interface Requirement {
@@ -11,13 +12,34 @@ export interface Requirement {
   railData: Record<string, unknown>;
 }
 
+/** The fund call, signed by the payer: `call.railAddress` names its address on rails that ask for one. */
+export type FundCall = SignedCall<{ railAddress?: string }>;
+
+export interface QuoteRequest {
+  /** The collect key this funding will be paid under (`collectKey`). */
+  key: string;
+  pactId: string;
+  payer: PartyId;
+  amount: Money;
+  call: FundCall;
+}
+
+/** A 402's body, and the headers it goes with (mpp's `WWW-Authenticate: Payment`). */
+export interface Quote {
+  requirement: Requirement;
+  headers?: Record<string, string>;
+}
+
 export interface CollectRequest {
   /** Idempotency key: the same key never collects twice. */
   key: string;
   pactId: string;
   payer: PartyId;
   amount: Money;
+  /** The parsed `X-PAYMENT`, or the `Authorization: Payment …` credential as sent. */
   proof: unknown;
+  /** The fund call that brought the proof (absent only for collects the mock's test hook makes). */
+  call?: FundCall;
 }
 
 /** `release` pays the pot or a fee out; `refund` returns deposits and bonds. */
@@ -51,6 +73,7 @@ export type RailErrorCode =
   | 'wrong_network'
   | 'expired'
   | 'proof_already_used'
+  | 'wrong_payer'
   | 'payment_reverted'
   | 'no_address'
   | 'rail_failure';
@@ -92,8 +115,10 @@ export interface Rail {
   holds(asset: string): boolean;
   /** The last health judged ready (`railReady`): a rail that is not refuses new pacts and funds. */
   readonly ready: boolean;
-  /** What `payer` must pay into escrow for `amount`: the body of the fund call's 402. */
-  quote(payer: PartyId, amount: Money): Requirement;
+  /** Whether the fund call must name the payer's address on this rail (`call.railAddress`, mpp). */
+  readonly needsRailAddress: boolean;
+  /** What the payer must pay into escrow: the fund call's 402. */
+  quote(request: QuoteRequest): Quote;
   collect(request: CollectRequest): Promise<RailReceipt>;
   payout(request: PayoutRequest): Promise<RailReceipt>;
   /** Every collect made, for the reconciler that reverses collects no pact recorded. */

@@ -5,6 +5,7 @@ import { accessConfig, type AccessConfig } from '../access/config.js';
 import { evaluatorConfig, type EvaluatorConfig } from '../evaluator/config.js';
 import type { BlobLimits } from '../gateway/blob-routes.js';
 import { evmConfig, type EvmConfig } from '../rails/evm/config.js';
+import { mppConfig, type MppConfig } from '../rails/mpp/config.js';
 import type { RateLimits } from '../gateway/rate-limits.js';
 
 /** Everything the service reads from its environment, with its defaults. Listed in the README. */
@@ -46,6 +47,8 @@ export interface Config {
   mockDefaultBalance: bigint;
   /** PACT_X402_RPC_URL and the rest (rails/evm/config.ts): the chain of the x402 rail; unset, it is not offered. */
   evm: EvmConfig | undefined;
+  /** PACT_MPP_SECRET_FILE and the rest (rails/mpp/config.ts): the mpp rail, on the same chain; unset, it is not offered. */
+  mpp: MppConfig | undefined;
   commandTimeoutMs: number;
   http: HttpLimits;
   rateLimits: RateLimits;
@@ -99,6 +102,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     pullWaiters: integer('PACT_PULL_WAITERS', 10_000, env),
     mockDefaultBalance: BigInt(integer('PACT_MOCK_DEFAULT_BALANCE', 1_000_000_000, env)),
     evm: evmConfig(env),
+    mpp: mppConfig(env),
     commandTimeoutMs: integer('PACT_COMMAND_TIMEOUT_MS', 10_000, env),
     rateLimits: {
       writes: integer('PACT_RATE_LIMIT_WRITES', 600, env),

@@ -184,7 +184,7 @@ async function startRoles(config: Config, natsServer: NatsEndpoint): Promise<Pac
   const mockLevel = await openLevel(join(config.dataDir, 'mock-rail'));
   const mockRail = await MockRail.open(mockLevel, config.mockDefaultBalance);
   const addressBook = new RailAddressBook(nats.host.js, nats.host.jsm);
-  const evmRails = config.evm ? await openEvmRails(config.evm, nats.host, addressBook) : undefined;
+  const evmRails = config.evm ? await openEvmRails({ evm: config.evm, mpp: config.mpp, nats: nats.host, addressBook, now: () => clock.now() }) : undefined;
   const rails = new Map<string, Rail>([['mock', mockRail], ...(evmRails?.rails ?? []).map((rail) => [rail.name, rail] as const)]);
 
   // Blob bookkeeping is not rebuildable from the journal, so it has a LevelDB of its own (like the mock rail).

@@ -2,6 +2,8 @@ import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import { privateKeyToAccount } from 'viem/accounts';
 import type { RailAddressBook } from '../address-book.js';
 import type { Rail } from '../rail.js';
+import type { MppConfig } from '../mpp/config.js';
+import { MppRail } from '../mpp/mpp-rail.js';
 import { X402Rail } from '../x402/x402-rail.js';
 import { chainReader, plainChain } from './chain.js';
 import type { EvmConfig } from './config.js';
@@ -16,8 +18,17 @@ export interface EvmRails {
   stop(): void;
 }
 
-/** The EVM rails on the configured chain, sharing one escrow wallet whose log lives on NATS. */
-export async function openEvmRails(config: EvmConfig, nats: { js: JetStreamClient; jsm: JetStreamManager }, addressBook: RailAddressBook): Promise<EvmRails> {
+export interface EvmRailSettings {
+  evm: EvmConfig;
+  /** mpp is offered when it is configured too. */
+  mpp: MppConfig | undefined;
+  nats: { js: JetStreamClient; jsm: JetStreamManager };
+  addressBook: RailAddressBook;
+  now: () => number;
+}
+
+/** The EVM rails on the configured chain (x402, and mpp when configured), sharing one escrow wallet whose log lives on NATS. */
+export async function openEvmRails({ evm: config, mpp, nats, addressBook, now }: EvmRailSettings): Promise<EvmRails> {
   const account = privateKeyToAccount(config.escrowKey);
   const reader = chainReader(plainChain(config.chainId, config.rpcUrl), config.pollingIntervalMs);
   const wallet = await EscrowWallet.open(account, reader, new WalletLog(nats.js, nats.jsm, account.address));
@@ -25,7 +36,10 @@ export async function openEvmRails(config: EvmConfig, nats: { js: JetStreamClien
   await escrow.health(); // judged once before the first pact is asked for
   const watcher = setInterval(() => void escrow.health(), HEALTH_EVERY_MS).unref();
   return {
-    rails: [new X402Rail(escrow, reader)],
+    rails: [
+      new X402Rail(escrow, reader),
+      ...(mpp ? [new MppRail(escrow, mpp, async (party, address, call) => void (await addressBook.bind({ rail: 'mpp', party, address, at: now(), call })))] : []),
+    ],
     stop() {
       clearInterval(watcher);
       wallet.stop();

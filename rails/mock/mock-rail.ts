@@ -8,10 +8,11 @@ import {
   type CollectRequest,
   type PayoutPurpose,
   type PayoutRequest,
+  type Quote,
+  type QuoteRequest,
   type Rail,
   type RailHealth,
   type RailReceipt,
-  type Requirement,
 } from '../rail.js';
 
 export const MOCK_ESCROW = 'mock:escrow';
@@ -80,13 +81,17 @@ export class MockRail implements Rail {
     return new MockRail(db, defaultBalance, accounts, applied);
   }
 
-  quote(_payer: PartyId, amount: Money): Requirement {
+  readonly needsRailAddress = false;
+
+  quote({ amount }: QuoteRequest): Quote {
     return {
-      rail: 'mock',
-      amount,
-      asset: amount.asset,
-      payTo: MOCK_ESCROW,
-      railData: { scheme: 'mock', payTo: MOCK_ESCROW, amount: amount.amount, asset: amount.asset },
+      requirement: {
+        rail: 'mock',
+        amount,
+        asset: amount.asset,
+        payTo: MOCK_ESCROW,
+        railData: { scheme: 'mock', payTo: MOCK_ESCROW, amount: amount.amount, asset: amount.asset },
+      },
     };
   }
 

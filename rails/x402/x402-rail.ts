@@ -4,10 +4,9 @@ import { toFacilitatorEvmSigner } from '@x402/evm';
 import { registerExactEvmScheme } from '@x402/evm/exact/facilitator';
 import { isAddress } from 'viem';
 import type { Money } from '../../protocol/money.js';
-import type { PartyId } from '../../protocol/party.js';
 import type { ChainReader } from '../evm/chain.js';
 import type { EvmEscrow } from '../evm/evm-escrow.js';
-import { RailError, type Collected, type CollectRequest, type PayoutRequest, type Rail, type RailHealth, type RailReceipt, type Requirement } from '../rail.js';
+import { RailError, type Collected, type CollectRequest, type PayoutRequest, type Quote, type QuoteRequest, type Rail, type RailHealth, type RailReceipt } from '../rail.js';
 import { x402PaymentOf, type X402Payment } from './x402-payment.js';
 
 /** How long a payer's authorization may be valid, as the requirement tells it. */
@@ -20,6 +19,7 @@ const MAX_TIMEOUT_SECONDS = 600;
  */
 export class X402Rail implements Rail {
   readonly name = 'x402' as const;
+  readonly needsRailAddress = false;
   private readonly facilitator = new x402Facilitator();
 
   constructor(
@@ -56,16 +56,11 @@ export class X402Rail implements Rail {
   }
 
   /** `railData.accepts`: one `exact` entry on the chain's CAIP-2 network, and one on its v1 name when it has one. */
-  quote(_payer: PartyId, amount: Money): Requirement {
+  quote({ amount }: QuoteRequest): Quote {
     const v2 = this.requirement(amount, this.network);
     const v1 = this.escrow.config.networkV1 === undefined ? [] : [this.requirement(amount, this.escrow.config.networkV1)];
-    return {
-      rail: 'x402',
-      amount,
-      asset: amount.asset,
-      payTo: this.escrow.address,
-      railData: { x402Version: 2, accepts: [v2, ...v1].map((entry) => ({ ...entry, maxAmountRequired: entry.amount })) },
-    };
+    const accepts = [v2, ...v1].map((entry) => ({ ...entry, maxAmountRequired: entry.amount }));
+    return { requirement: { rail: 'x402', amount, asset: amount.asset, payTo: this.escrow.address, railData: { x402Version: 2, accepts } } };
   }
 
   async collect(request: CollectRequest): Promise<RailReceipt> {

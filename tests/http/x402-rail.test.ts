@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { PaymentRequirements } from '@x402/core/types';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { PaymentRefused, x402Payer } from '../../client/evm-payers.js';
 import type { Pact } from '../../machines/pact/types.js';
 import type { KeyPair } from '../../protocol/sign.js';
 import { evmRailEnv, startEvmChain, type EvmChain, type TestWallet } from '../support/evm-chain.js';
@@ -173,6 +174,24 @@ test('a payer short of tokens: 402 insufficient_funds', async ({ chain, stack })
   await chain.mint(broke.address, 1_000n);
   const { buyer, id } = await x402Pact(stack);
   await assertRefused(chain, stack, buyer, id, broke, await payV2(broke, (await acceptsOf(stack, buyer, id))[0]!), 'insufficient_funds');
+});
+
+test('the SDK payer pays v2 and v1 requirements within its budget and refuses one beyond it, signing nothing', async ({ chain, stack }) => {
+  const wallet = testWallet('sdk payer');
+  await chain.mint(wallet.address, 5_000n);
+  const v2 = x402Payer({ account: wallet.account, budget: 1_126n });
+  const first = await x402Pact(stack);
+  assert.is((await stack.client.fundWith(first.buyer, first.id, v2)).status, 200);
+  const v1 = x402Payer({ account: wallet.account, budget: 50n, version: 1 });
+  assert.is((await stack.client.fundWith(first.seller, first.id, v1)).status, 200);
+  assert.is(await chain.balanceOf(wallet.address), 5_000n - 1_126n);
+
+  const second = await x402Pact(stack);
+  await stack.client.fundWith(second.buyer, second.id, v2).then(
+    () => assert.unreachable('paid beyond the budget'),
+    (error: unknown) => assert.instance(error, PaymentRefused),
+  );
+  assert.is(await chain.balanceOf(wallet.address), 5_000n - 1_126n);
 });
 
 test('health: the x402 rail is live, solvent and can pay out', async ({ chain, stack }) => {

@@ -1,0 +1,161 @@
+import { createHash } from 'node:crypto';
+import { Challenge, Credential, Method, PaymentRequest, Receipt } from 'mppx';
+import { Methods } from 'mppx/evm';
+import { charge as evmCharge } from 'mppx/evm/server';
+import { formatUnits, getAddress, isAddress } from 'viem';
+import { signedAuthorizationOf } from '../evm/eip3009.js';
+import type { EvmEscrow } from '../evm/evm-escrow.js';
+import { RailError, type Collected, type CollectRequest, type FundCall, type PayoutRequest, type Quote, type QuoteRequest, type Rail, type RailHealth, type RailReceipt } from '../rail.js';
+import type { MppConfig } from './config.js';
+
+/** Binds the payer a credential proved as the party's mpp address (first write wins: a later one is kept out quietly). */
+export type BindPayer = (party: string, address: string, call: FundCall) => Promise<void>;
+
+type EvmCredential = ReturnType<typeof Credential.deserialize<Record<string, unknown>>>;
+
+/**
+ * The mpp rail: the `Payment` HTTP authentication scheme with mppx's `evm` charge method. The 402 carries a
+ * challenge bound (by HMAC) to this pact, party, nonce, payer address and signed call; the paid retry sends the
+ * same call with `Authorization: Payment <credential>`, whose EIP-3009 authorization the escrow wallet settles.
+ */
+export class MppRail implements Rail {
+  readonly name = 'mpp' as const;
+  readonly needsRailAddress = true;
+  /** mppx's evm charge, used for its credential checks only: the escrow wallet settles. */
+  private readonly method;
+
+  constructor(
+    private readonly escrow: EvmEscrow,
+    private readonly config: MppConfig,
+    private readonly bindPayer: BindPayer,
+  ) {
+    const { token, chainId } = escrow.config;
+    this.method = evmCharge({
+      currency: token.address,
+      chainId,
+      decimals: token.decimals,
+      recipient: escrow.address,
+      authorization: { name: token.name, version: token.version },
+      settle: () => Promise.reject(new Error('the escrow wallet settles mpp credentials')),
+    });
+  }
+
+  get escrowAccount(): string {
+    return this.escrow.address;
+  }
+
+  get ready(): boolean {
+    return this.escrow.ready;
+  }
+
+  isAddress(address: string): boolean {
+    return isAddress(address);
+  }
+
+  holds(asset: string): boolean {
+    return asset === this.escrow.config.token.asset;
+  }
+
+  quote(request: QuoteRequest): Quote {
+    const { token, chainId } = this.escrow.config;
+    const challenge = Challenge.fromMethod(Methods.charge, {
+      secretKey: this.config.secretKey,
+      realm: this.config.realm,
+      request: {
+        amount: formatUnits(BigInt(request.amount.amount), token.decimals),
+        chainId,
+        currency: token.address,
+        decimals: token.decimals,
+        recipient: this.escrow.address,
+        externalId: request.key,
+      },
+      description: `fund pact ${request.pactId}`,
+      expires: new Date(Date.now() + this.config.challengeTtlMs).toISOString(),
+      meta: boundTo(request),
+    });
+    const railData = {
+      method: challenge.method,
+      intent: challenge.intent,
+      realm: challenge.realm,
+      challengeId: challenge.id,
+      expires: challenge.expires,
+      chainId,
+      currency: token.address,
+      decimals: token.decimals,
+      recipient: this.escrow.address,
+      amount: request.amount.amount,
+      authorization: { name: token.name, version: token.version },
+    };
+    return {
+      requirement: { rail: 'mpp', amount: request.amount, asset: request.amount.asset, payTo: this.escrow.address, railData },
+      headers: { 'www-authenticate': Challenge.serialize(challenge) },
+    };
+  }
+
+  async collect(request: CollectRequest): Promise<RailReceipt> {
+    const credential = this.credentialFor(request);
+    const payload = credential.payload;
+    const signed = signedAuthorizationOf({ authorization: payload, signature: payload.signature });
+    if (!signed) throw new RailError('invalid_proof', 'the credential holds no EIP-3009 authorization');
+    const named = getAddress(request.call!.call.railAddress!);
+    if (signed.authorization.from !== named) throw new RailError('wrong_payer', `the credential pays from ${signed.authorization.from}, the call names ${named}`);
+    const tx = await this.escrow.collect('mpp', request, signed, () => this.verify(credential));
+    await this.bindPayer(request.payer, named, request.call!).catch((error: unknown) => console.error('binding the mpp payer failed:', String(error)));
+    const receipt = Receipt.from({ method: credential.challenge.method, reference: tx.hash, status: 'success', timestamp: new Date().toISOString() });
+    return { key: request.key, ref: tx.hash, headers: { 'payment-receipt': Receipt.serialize(receipt) } };
+  }
+
+  payout(request: PayoutRequest): Promise<RailReceipt> {
+    return this.escrow.payout('mpp', request);
+  }
+
+  collects(): AsyncIterable<Collected> {
+    return this.escrow.collects('mpp');
+  }
+
+  async health(): Promise<RailHealth> {
+    return { ...(await this.escrow.health()), method: this.config.method, intent: 'charge', realm: this.config.realm };
+  }
+
+  /** The credential in `Authorization: Payment …`, answering a challenge this server issued for this very call. */
+  private credentialFor(request: CollectRequest): EvmCredential {
+    if (typeof request.proof !== 'string' || !request.call) throw new RailError('invalid_proof', 'the mpp rail takes the proof in Authorization: Payment <credential>');
+    let credential: EvmCredential;
+    try {
+      credential = Credential.deserialize<Record<string, unknown>>(request.proof);
+    } catch {
+      throw new RailError('invalid_proof', 'the Payment credential cannot be read');
+    }
+    const { challenge } = credential;
+    if (!Challenge.verify(challenge, { secretKey: this.config.secretKey })) throw new RailError('invalid_proof', 'the challenge was not issued by this server, or was altered');
+    if (challenge.method !== this.config.method || challenge.intent !== 'charge') throw new RailError('invalid_proof', `this rail charges with ${this.config.method}`);
+    if (challenge.expires !== undefined && Date.parse(challenge.expires) <= Date.now()) throw new RailError('expired', 'the challenge has expired: ask for a new one with a new fund call');
+    const expected = boundTo({ ...request, call: request.call });
+    // The challenge's meta travels as `opaque` (base64url JSON), bound by the HMAC checked above.
+    const meta = (challenge.meta ?? (challenge.opaque ? PaymentRequest.deserialize(challenge.opaque) : {})) as Record<string, unknown>;
+    if (Object.entries(expected).some(([name, value]) => meta[name] !== value)) {
+      throw new RailError('invalid_proof', 'the credential answers another fund call: send the paid retry with the exact body of the call that got the 402');
+    }
+    return credential;
+  }
+
+  /** mppx's own checks: the authorization pays exactly the challenge, to escrow, in its window, signed by `from`, with the challenge's nonce. */
+  private async verify(credential: EvmCredential): Promise<void> {
+    try {
+      await Method.validateCredential([this.method], credential as never);
+    } catch (error) {
+      throw new RailError('invalid_proof', `the credential does not verify: ${String((error as Error).message ?? error).split('\n')[0]}`);
+    }
+  }
+}
+
+/** What a challenge is bound to: the pact, party, round and nonce, the payer address, and the signed call itself. */
+function boundTo(request: Pick<QuoteRequest, 'key' | 'pactId' | 'payer' | 'call'>): Record<string, string> {
+  const { call } = request;
+  return {
+    collect: request.key,
+    stateNonce: String(call.stateNonce),
+    railAddress: call.call.railAddress ?? '',
+    call: createHash('sha256').update(call.sig).digest('base64url'),
+  };
+}
