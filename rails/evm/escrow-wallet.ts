@@ -1,6 +1,7 @@
 import { keccak256, TransactionReceiptNotFoundError, type Address, type Hex } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { ExpectedSequenceMismatch } from '../../actors/stream-journal.js';
+import { crashPoint } from '../../runtime/crash-points.js';
 import type { ChainReader } from './chain.js';
 import type { TxPurpose, WalletLog, WalletTx } from './wallet-log.js';
 
@@ -127,7 +128,9 @@ export class EscrowWallet {
         if (error instanceof ExpectedSequenceMismatch) continue; // another node signed that nonce: read its record, sign again
         throw error;
       }
+      crashPoint(`${purpose.kind}-recorded`); // recorded, never sent
       await this.broadcast(tx);
+      crashPoint(`${purpose.kind}-broadcast`); // sent, its outcome never told
       return tx;
     }
   }

@@ -169,7 +169,6 @@ export class EvmEscrow {
   private async judgeHealth(): Promise<EvmHealth> {
     const { token, chainId, minGasWei } = this.config;
     const tokenCall = { address: token.address, abi: eip3009TokenAbi } as const;
-    const liabilities = this.wallet.liabilities();
     const common = { chainId, asset: token.asset, token: token.address, escrow: this.address, payoutsWaitingForAddress: this.waitingForAddress.size, unsettledTransactions: this.wallet.unsettled };
     try {
       const [actualChainId, code, gas, balance] = await withTimeout(
@@ -182,6 +181,8 @@ export class EvmEscrow {
         CHAIN_ANSWER_MS,
       );
       const live = actualChainId === chainId && code !== undefined && code !== '0x';
+      // Owed is counted after the balance is read: a payout mined in between then shows as owed still (never the reverse).
+      const liabilities = this.wallet.liabilities();
       return {
         ...common,
         live,
@@ -190,7 +191,8 @@ export class EvmEscrow {
         payoutsReady: live && gas >= minGasWei,
       };
     } catch (error) {
-      return { ...common, live: false, problem: `the chain does not answer: ${shortError(error)}`, solvency: { ok: false, liabilities: liabilities.toString() }, payoutsReady: false };
+      const liabilities = this.wallet.liabilities().toString();
+      return { ...common, live: false, problem: `the chain does not answer: ${shortError(error)}`, solvency: { ok: false, liabilities }, payoutsReady: false };
     }
   }
 }

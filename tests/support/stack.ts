@@ -134,6 +134,19 @@ export class Stack {
     await this.startServer();
   }
 
+  /** Resolves once the server process has exited on its own (a crash point), failing after `timeoutMs`. */
+  async exited(timeoutMs = 20_000): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    await new Promise<void>((done, fail) => {
+      const timer = setTimeout(() => fail(new Error(`the server did not exit within ${timeoutMs} ms:\n${this.log}`)), timeoutMs);
+      child.once('exit', () => {
+        clearTimeout(timer);
+        done();
+      });
+    });
+  }
+
   /** Kills the server process (SIGKILL by default) and waits until it is gone. */
   async kill(signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
     const child = this.child;
