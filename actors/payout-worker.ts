@@ -1,5 +1,5 @@
 import type { Pact, Payout } from '../machines/pact/types.js';
-import type { PayoutPurpose, Rail } from '../rails/rail.js';
+import { RailError, type PayoutPurpose, type Rail } from '../rails/rail.js';
 import type { CommandSender } from './command-sender.js';
 import type { PaidPayout } from './messages.js';
 
@@ -31,6 +31,8 @@ export interface PayoutSource {
 export class PayoutWorker {
   private readonly queued = new Set<string>();
   private readonly working = new Set<string>();
+  /** Pacts whose last try left payouts unpaid (a rail failure, a payee with no address), waiting to try again. */
+  private readonly retrying = new Set<string>();
   private scanner: NodeJS.Timeout | undefined;
   private scanning: Promise<void> | undefined;
   private stopped = false;
@@ -53,7 +55,7 @@ export class PayoutWorker {
 
   /** Pacts with payouts waiting to be paid or recorded, known in memory: `at` is always now. */
   get pending(): { count: number; at: number } {
-    return { count: this.queued.size + this.working.size, at: Date.now() };
+    return { count: new Set([...this.queued, ...this.working, ...this.retrying]).size, at: Date.now() };
   }
 
   /** A pact's record was written: pays what it holds unpaid. */
@@ -85,10 +87,18 @@ export class PayoutWorker {
       this.working.add(pactId);
       void this.pay(pactId).then((done) => {
         this.working.delete(pactId);
-        if (!done) setTimeout(() => this.enqueue(pactId), RETRY_DELAY_MS).unref();
+        if (!done) this.retryLater(pactId);
         this.next();
       });
     }
+  }
+
+  private retryLater(pactId: string): void {
+    this.retrying.add(pactId);
+    setTimeout(() => {
+      this.retrying.delete(pactId);
+      this.enqueue(pactId);
+    }, RETRY_DELAY_MS).unref();
   }
 
   /** Pays the pact's unpaid payouts and records them; resolves to whether nothing is left to do. */
@@ -124,7 +134,8 @@ export class PayoutWorker {
         });
         paid.push({ key: payout.key, railRef: receipt.ref });
       } catch (error) {
-        console.error(`payout ${payout.key} failed:`, String(error));
+        // A payee with no address waits quietly (GET /health counts it); anything else is worth a line.
+        if (!(error instanceof RailError && error.code === 'no_address')) console.error(`payout ${payout.key} failed:`, String(error));
       }
     }
     return paid;

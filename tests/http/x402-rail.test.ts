@@ -7,6 +7,7 @@ import * as assert from 'uvu/assert';
 import { PaymentRefused, x402Payer } from '../../client/evm-payers.js';
 import type { Pact } from '../../machines/pact/types.js';
 import type { KeyPair } from '../../protocol/sign.js';
+import { loadKey } from '../../runtime/keys.js';
 import { evmRailEnv, startEvmChain, type EvmChain, type TestWallet } from '../support/evm-chain.js';
 import { testWallet } from '../support/evm/test-keys.js';
 import { payV1, payV2 } from '../support/evm/x402-payments.js';
@@ -193,6 +194,38 @@ test('the SDK payer pays v2 and v1 requirements within its budget and refuses on
   );
   assert.is(await chain.balanceOf(wallet.address), 5_000n - 1_126n);
 });
+
+test('a payout whose payee has no address waits, shown in /health, and is paid once the payee binds one', async ({ chain, stack }) => {
+  const { seller, buyer, id } = await x402Pact(stack);
+  for (const [key, wallet] of [[buyer, chain.payers[0]!], [seller, chain.payers[1]!]] as const) {
+    assert.is((await stack.client.fundWith(key, id, x402Payer({ account: wallet.account, budget: 1_076n }))).status, 200);
+  }
+  await stack.client.propose(seller, id, { evidence: [{ note: 'done' }], distribution: [{ party: seller.party, bp: 10000 }] });
+  const disputed = await stack.client.object(buyer, id, 'not delivered');
+  const settled = await stack.client.verdict(stack.evaluator, id, disputed.body.pact.inputHash as string, [{ party: buyer.party, bp: 10000 }], 'proposer', 'not delivered');
+  assert.is(settled.status, 200, JSON.stringify(settled.body));
+  // the seller's forfeited bond is the fee, due to the server's party, which has no x402 address yet
+  const waiting = await until(async () => (await stack.client.request('GET', '/health')).body, (health) => health.paymentRails.x402.payoutsWaitingForAddress > 0);
+  assert.ok(waiting.pending.payouts > 0, JSON.stringify(waiting));
+  const fee = ((await stack.client.get(id)).body.pact as Pact).payouts.find((p) => p.kind === 'fee')!;
+  assert.is(fee.status === 'paid', false);
+
+  const server = loadKey(join(stack.dataDir, 'keys', 'server.seed'));
+  const treasury = testWallet('server treasury');
+  assert.is((await stack.client.bindAddress(server, 'x402', treasury.address)).status, 200);
+  await stack.settledPayouts(id, 20_000);
+  assert.is(await chain.balanceOf(treasury.address), 50n);
+});
+
+/** `read` again until `done` holds of what it gives (10 s at most). */
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const value = await read();
+    if (done(value) || Date.now() > deadline) return value;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
 
 test('health: the x402 rail is live, solvent and can pay out', async ({ chain, stack }) => {
   const health = (await stack.client.request('GET', '/health')).body;
