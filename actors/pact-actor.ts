@@ -104,7 +104,7 @@ export class PactActor {
     if (!pact) return failure(pactError('not_found', `no pact ${this.pactId}`));
     const refused = refusal(pact, command, now);
     if (refused) return failure(refused);
-    const funding = command.type === 'fund' ? await this.fundingEvent(pact, command, envelope as FundCall, now) : { event: eventOf(command, now) };
+    const funding = command.type === 'fund' ? await this.fundingEvent(pact, command, envelope as FundCall | undefined, now) : { event: eventOf(command, now) };
     if ('reply' in funding) return funding;
     const { event, headers } = funding;
     const next = evolve(pact, event);
@@ -139,7 +139,7 @@ export class PactActor {
   private async fundingEvent(
     pact: Pact,
     command: Extract<PactCommand, { type: 'fund' }>,
-    call: FundCall,
+    call: FundCall | undefined,
     now: number,
   ): Promise<{ event: PactEvent; headers?: Record<string, string> } | { reply: CommandReply }> {
     const party = pact.parties.find((p) => p.party === command.signer)!;
@@ -147,7 +147,7 @@ export class PactActor {
     const unaddressed = railAddressProblem(rail, call);
     if (unaddressed) return failure(unaddressed);
     const amount = { amount: (BigInt(party.deposit.amount) + BigInt(party.bond.amount)).toString(), asset: pact.asset };
-    const charge = { key: collectKey(pact.id, party), pactId: pact.id, payer: party.party, amount, call };
+    const charge = { key: collectKey(pact.id, party), pactId: pact.id, payer: party.party, amount, ...(call ? { call } : {}) };
     if (command.proof === null) {
       if (!rail.ready) return failure(railNotReady(rail.name));
       const { requirement, headers } = rail.quote(charge);
@@ -205,8 +205,8 @@ export class PactActor {
 
 const success = ({ pact, text, seq }: PactRecord): CommandReply => ({ ok: true, pact, text, seq });
 /** A rail that pays from a named address (mpp) needs it in the signed call, and it must be one of the rail's. */
-function railAddressProblem(rail: Rail, call: FundCall): PactError | undefined {
-  const address = call.call.railAddress;
+function railAddressProblem(rail: Rail, call: FundCall | undefined): PactError | undefined {
+  const address = call?.call.railAddress;
   if (address === undefined) {
     return rail.needsRailAddress ? pactError('invalid_request', `the ${rail.name} rail needs the payer's address in call.railAddress`, { field: 'call.railAddress' }) : undefined;
   }

@@ -21,7 +21,8 @@ export interface QuoteRequest {
   pactId: string;
   payer: PartyId;
   amount: Money;
-  call: FundCall;
+  /** The signed fund call (absent only where a command is made without one, as in the actors' unit tests). */
+  call?: FundCall;
 }
 
 /** A 402's body, and the headers it goes with (mpp's `WWW-Authenticate: Payment`). */

@@ -58,6 +58,7 @@ export class MppRail implements Rail {
 
   quote(request: QuoteRequest): Quote {
     const { token, chainId } = this.escrow.config;
+    const call = fundCallOf(request);
     const challenge = Challenge.fromMethod(Methods.charge, {
       secretKey: this.config.secretKey,
       realm: this.config.realm,
@@ -71,7 +72,7 @@ export class MppRail implements Rail {
       },
       description: `fund pact ${request.pactId}`,
       expires: new Date(Date.now() + this.config.challengeTtlMs).toISOString(),
-      meta: boundTo(request),
+      meta: boundTo(request, call),
     });
     const railData = {
       method: challenge.method,
@@ -130,7 +131,7 @@ export class MppRail implements Rail {
     if (!Challenge.verify(challenge, { secretKey: this.config.secretKey })) throw new RailError('invalid_proof', 'the challenge was not issued by this server, or was altered');
     if (challenge.method !== this.config.method || challenge.intent !== 'charge') throw new RailError('invalid_proof', `this rail charges with ${this.config.method}`);
     if (challenge.expires !== undefined && Date.parse(challenge.expires) <= Date.now()) throw new RailError('expired', 'the challenge has expired: ask for a new one with a new fund call');
-    const expected = boundTo({ ...request, call: request.call });
+    const expected = boundTo(request, request.call);
     // The challenge's meta travels as `opaque` (base64url JSON), bound by the HMAC checked above.
     const meta = (challenge.meta ?? (challenge.opaque ? PaymentRequest.deserialize(challenge.opaque) : {})) as Record<string, unknown>;
     if (Object.entries(expected).some(([name, value]) => meta[name] !== value)) {
@@ -149,9 +150,14 @@ export class MppRail implements Rail {
   }
 }
 
-/** What a challenge is bound to: the pact, party, round and nonce, the payer address, and the signed call itself. */
-function boundTo(request: Pick<QuoteRequest, 'key' | 'pactId' | 'payer' | 'call'>): Record<string, string> {
-  const { call } = request;
+/** The actor asks mpp for a quote only with a fund call that names its railAddress (`needsRailAddress`). */
+function fundCallOf(request: QuoteRequest): FundCall {
+  if (!request.call?.call.railAddress) throw new Error('mpp quotes only a fund call that names call.railAddress');
+  return request.call;
+}
+
+/** What a challenge is bound to: the funding round (pact, party, round), the nonce, the payer address, and the signed call itself. */
+function boundTo(request: Pick<QuoteRequest, 'key'>, call: FundCall): Record<string, string> {
   return {
     collect: request.key,
     stateNonce: String(call.stateNonce),
