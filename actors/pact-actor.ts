@@ -161,7 +161,8 @@ export class PactActor {
       if (!(error instanceof RailError)) throw error;
       // The rail's own trouble may have moved money: the payer retries with the same proof, never a new one.
       if (error.code === 'rail_failure') return failure(pactError('unavailable', error.message, { reason: error.code, retryAfter: 1 }));
-      return failure(pactError('payment_failed', error.message, { reason: error.code, requirement: rail.quote(charge).requirement }));
+      const { requirement, headers } = rail.quote(charge); // what a payment must meet now (mpp: a fresh challenge for this call)
+      return { reply: { ok: false, error: pactError('payment_failed', error.message, { reason: error.code, requirement }), ...(headers ? { headers } : {}) } };
     }
   }
 

@@ -32,7 +32,7 @@ export class Reconciler extends PeriodicPass {
         if (standing === 'open') continue;
         if (standing === 'orphaned') {
           try {
-            await rail.payout({ key: `${collect.key}:reversal`, pactId: pact.id, payee: collect.payer, amount: collect.amount, purpose: 'refund' });
+            await rail.payout({ key: `${collect.key}:reversal`, pactId: pact.id, payee: collect.payer, amount: collect.amount, purpose: 'refund', reverses: collect.ref });
           } catch (error) {
             console.error(`reversal of ${collect.key} failed; next pass tries again:`, String(error));
             continue;

@@ -12,6 +12,12 @@ export interface PayerOptions {
   account: LocalAccount;
   /** The most this payer ever pays in total, in token units: a requirement beyond what is left is refused. */
   budget: bigint;
+  /**
+   * The token the budget counts (its address) and the chain it lives on: a requirement naming another is refused.
+   * Without them the payer signs for whatever token the server names, so set them (GET /health shows both).
+   */
+  token?: string;
+  chainId?: number;
 }
 
 export class PaymentRefused extends Error {}
@@ -25,19 +31,26 @@ function budgetOf(total: bigint) {
   };
 }
 
+/** The token and chain the server names must be the pinned ones (a v1 entry names its chain by name: not compared). */
+function pinned(token: string | undefined, asset: string, chainId: number | undefined, chain: number | undefined): void {
+  if (token !== undefined && token.toLowerCase() !== asset.toLowerCase()) throw new PaymentRefused(`the server asks for token ${asset}, not ${token}`);
+  if (chainId !== undefined && chain !== undefined && chain !== chainId) throw new PaymentRefused(`the server asks for chain ${chain}, not ${chainId}`);
+}
+
 type AcceptsEntry = { scheme: string; network: string; amount?: string; maxAmountRequired?: string; payTo: string; asset: string; maxTimeoutSeconds: number; extra?: Record<string, unknown> };
 
 /**
  * Pays an x402 requirement (`fundWith`'s `pay`): signs an EIP-3009 authorization for the `exact` entry of the
  * version asked (v2 by default, on its CAIP-2 network; v1 on its network name), as base64 X-PAYMENT text.
  */
-export function x402Payer({ account, budget, version = 2 }: PayerOptions & { version?: 1 | 2 }) {
+export function x402Payer({ account, budget, token, chainId, version = 2 }: PayerOptions & { version?: 1 | 2 }) {
   const spend = budgetOf(budget);
   return async (requirement: Requirement): Promise<string> => {
     const accepts = ((requirement.railData as { accepts?: AcceptsEntry[] }).accepts ?? []).filter((entry) => entry.scheme === 'exact');
     const entry = accepts.find((e) => e.network.includes(':') === (version === 2));
     if (!entry) throw new PaymentRefused(`the requirement offers no x402 v${version} exact payment`);
     if (entry.payTo !== requirement.payTo) throw new PaymentRefused('the requirement pays somewhere other than its escrow');
+    pinned(token, entry.asset, chainId, version === 2 ? Number(entry.network.split(':')[1]) : undefined);
     spend(BigInt(entry.amount ?? entry.maxAmountRequired ?? '0'));
     const payment =
       version === 2
@@ -51,12 +64,14 @@ export function x402Payer({ account, budget, version = 2 }: PayerOptions & { ver
  * Answers an mpp 402 (`fundWithMpp`'s `pay`): a credential for the challenge in `WWW-Authenticate: Payment`,
  * an EIP-3009 authorization of exactly the challenge's amount, bound to that challenge.
  */
-export function mppPayer({ account, budget }: PayerOptions) {
+export function mppPayer({ account, budget, token, chainId }: PayerOptions) {
   const spend = budgetOf(budget);
   return async (answer: HttpResult<{ requirement: Requirement }>): Promise<string> => {
     const challenge = Challenge.fromHeaders(answer.headers);
     const railData = answer.body.requirement.railData as { chainId: number; authorization: { name: string; version: string } };
-    spend(BigInt((challenge.request as { amount: string }).amount));
+    const request = challenge.request as { amount: string; currency: string; methodDetails?: { chainId?: number } };
+    pinned(token, request.currency, chainId, request.methodDetails?.chainId);
+    spend(BigInt(request.amount));
     const payer = Mppx.create({ methods: [evm.charge({ account, authorization: railData.authorization, networks: [railData.chainId] })], polyfill: false });
     return payer.createCredential(new Response(JSON.stringify(answer.body), { status: 402, headers: answer.headers }));
   };

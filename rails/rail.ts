@@ -53,6 +53,8 @@ export interface PayoutRequest {
   payee: PartyId;
   amount: Money;
   purpose: PayoutPurpose;
+  /** A reversal names the collect it pays back (its `ref`): the money goes back where it came from. */
+  reverses?: string;
 }
 
 export interface RailReceipt {

@@ -14,6 +14,17 @@ export interface ContractCall {
 }
 
 const RESEND_EVERY_MS = 5_000;
+/** Fees are fixed at signing: the cap is this many times what the node suggests, so a rising base fee does not strand the nonce (only what is used is paid). */
+const FEE_CAP_FACTOR = 3n;
+
+/** What a transaction pays for: a collect, its funding round; a payout, its payout key. A claim is paid once. */
+export const claimOf = (tx: Pick<WalletTx, 'key' | 'purpose'>): string => (tx.purpose.kind === 'collect' ? tx.purpose.collectKey : tx.key);
+
+/** The key (an authorization) is already spent on another claim by a transaction that succeeded or may still. */
+export class KeySpentElsewhere extends Error {}
+
+/** The node says the call would revert (gas estimation failed): nothing was recorded. */
+export class WouldRevert extends Error {}
 
 /**
  * The custodial escrow wallet: one nonce queue for every transaction it signs (collect settlements and
@@ -28,6 +39,10 @@ export class EscrowWallet {
   private seq = 0;
   private readonly txs: WalletTx[] = [];
   private readonly byKey = new Map<string, WalletTx[]>();
+  private readonly byClaim = new Map<string, WalletTx[]>();
+  /** When this process first saw each transaction without a receipt (a stalled nonce holds all later ones). */
+  private readonly unsettledSince = new Map<Hex, number>();
+  private catchingUp: Promise<void> | undefined;
   private readonly outcomes = new Map<Hex, TxOutcome>();
   private queue: Promise<unknown> = Promise.resolve();
   private resender: NodeJS.Timeout | undefined;
@@ -55,10 +70,11 @@ export class EscrowWallet {
   }
 
   /**
-   * The transaction under `key`: the one recorded before if it succeeded or may still, else a new one for
-   * `call`, recorded and broadcast. Rejects (and records nothing) when the chain says `call` would revert.
-   * Transactions are signed one at a time in this process; other nodes are kept out by the log's
-   * compare-and-set.
+   * Pays `purpose`'s claim with `call`, spending `key`: the transaction recorded for that claim before if it
+   * succeeded or may still; else, unless `key` is spent on another claim (`KeySpentElsewhere`), a new one,
+   * recorded and then broadcast. Rejects with `WouldRevert`, recording nothing, when the node says `call` would
+   * revert. Both rules are judged on the whole log at the moment of recording: transactions are signed one at
+   * a time in this process, and other nodes are kept out by the log's compare-and-set.
    */
   send(key: string, call: ContractCall, purpose: TxPurpose): Promise<WalletTx> {
     const sent = this.queue.then(() => this.record(key, call, purpose));
@@ -110,18 +126,34 @@ export class EscrowWallet {
     return owed;
   }
 
-  /** Recorded transactions with no receipt seen yet (sent, or recorded just before a crash). */
-  get unsettled(): number {
-    return this.txs.filter((tx) => !this.outcomes.has(tx.hash)).length;
+  /** Recorded transactions with no receipt seen yet (sent, or recorded just before a crash), and how long the oldest has waited. */
+  unsettled(): { count: number; oldestMs: number } {
+    const now = Date.now();
+    let oldest = now;
+    for (const tx of this.txs) {
+      if (this.outcomes.has(tx.hash)) continue;
+      const since = this.unsettledSince.get(tx.hash) ?? now;
+      this.unsettledSince.set(tx.hash, since);
+      oldest = Math.min(oldest, since);
+    }
+    return { count: this.unsettledSince.size, oldestMs: now - oldest };
+  }
+
+  /** The latest transaction of `txs` that succeeded or may still; undefined when all reverted. */
+  async live(txs: readonly WalletTx[]): Promise<WalletTx | undefined> {
+    for (const tx of [...txs].reverse()) if ((await this.receiptOutcome(tx)) !== 'reverted') return tx;
+    return undefined;
   }
 
   private async record(key: string, call: ContractCall, purpose: TxPurpose): Promise<WalletTx> {
+    const claim = claimOf({ key, purpose });
     for (;;) {
       await this.catchUp();
-      const previous = this.byKey.get(key) ?? [];
-      const last = previous.at(-1);
-      if (last && (await this.receiptOutcome(last)) !== 'reverted') return last;
-      const tx = await this.sign(key, previous.length, call, purpose);
+      const answer = await this.live(this.byClaim.get(claim) ?? []);
+      if (answer) return answer;
+      const attempts = this.byKey.get(key) ?? [];
+      if (await this.live(attempts)) throw new KeySpentElsewhere(`${key} paid for another claim`);
+      const tx = await this.sign(key, attempts.length, call, purpose);
       try {
         this.adopt(await this.log.append(tx, this.seq), tx);
       } catch (error) {
@@ -139,21 +171,42 @@ export class EscrowWallet {
     const recorded = (this.txs.at(-1)?.nonce ?? -1) + 1;
     const onChain = await this.reader.getTransactionCount({ address: this.address, blockTag: 'pending' });
     const nonce = Math.max(recorded, onChain);
-    const request = await this.reader.prepareTransactionRequest({ account: this.account, chain: this.reader.chain, to: call.to, data: call.data, nonce });
+    // Gas is estimated without the nonce: a node may hold an estimate for a nonce ahead of what it has seen
+    // (another node's recorded transaction not yet broadcast), and the estimate does not depend on it.
+    const prepared = await this.reader
+      .prepareTransactionRequest({ account: this.account, chain: this.reader.chain, to: call.to, data: call.data, parameters: ['chainId', 'fees', 'gas', 'type'] })
+      .catch((error: unknown) => {
+        throw /revert/i.test(String(error)) ? new WouldRevert(shortError(error)) : error;
+      });
+    const request = { ...prepared, nonce };
+    if (request.maxFeePerGas !== undefined) request.maxFeePerGas *= FEE_CAP_FACTOR;
+    if (request.gasPrice !== undefined) request.gasPrice *= FEE_CAP_FACTOR;
     const raw = await this.account.signTransaction(request as never);
     return { key, attempt, nonce, hash: keccak256(raw), raw, purpose };
   }
 
+  /** Takes an entry of the log in; one already taken (read twice, or appended here and read) is skipped. */
   private adopt(seq: number, tx: WalletTx): void {
+    if (seq <= this.seq) return;
     this.seq = seq;
     this.txs.push(tx);
-    const attempts = this.byKey.get(tx.key) ?? [];
-    attempts.push(tx);
-    this.byKey.set(tx.key, attempts);
+    for (const [index, id] of [[this.byKey, tx.key], [this.byClaim, claimOf(tx)]] as const) {
+      const list = index.get(id) ?? [];
+      list.push(tx);
+      index.set(id, list);
+    }
   }
 
-  private async catchUp(): Promise<void> {
-    for (const { seq, value } of await this.log.entriesAfter(this.address, this.seq)) this.adopt(seq, value);
+  /** Reads what the log holds after what this wallet has; callers at the same time share one read. */
+  private catchUp(): Promise<void> {
+    this.catchingUp ??= (async () => {
+      try {
+        for (const { seq, value } of await this.log.entriesAfter(this.address, this.seq)) this.adopt(seq, value);
+      } finally {
+        this.catchingUp = undefined;
+      }
+    })();
+    return this.catchingUp;
   }
 
   /** The receipt's outcome, kept once known; undefined while the chain has none. */
@@ -164,6 +217,7 @@ export class EscrowWallet {
       const receipt = await this.reader.getTransactionReceipt({ hash: tx.hash });
       const outcome = receipt.status === 'success' ? 'success' : 'reverted';
       this.outcomes.set(tx.hash, outcome);
+      this.unsettledSince.delete(tx.hash);
       return outcome;
     } catch (error) {
       if (error instanceof TransactionReceiptNotFoundError) return undefined;

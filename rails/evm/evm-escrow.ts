@@ -4,7 +4,7 @@ import { RailError, railReady, type Collected, type CollectRequest, type PayoutR
 import type { ChainReader } from './chain.js';
 import type { EvmConfig } from './config.js';
 import { authorizationKey, tokenTransfer, transferWithAuthorization, type SignedAuthorization } from './eip3009.js';
-import { shortError, type EscrowWallet } from './escrow-wallet.js';
+import { claimOf, KeySpentElsewhere, shortError, WouldRevert, type EscrowWallet } from './escrow-wallet.js';
 import { eip3009TokenAbi } from './token-abi.js';
 import type { WalletTx } from './wallet-log.js';
 
@@ -15,6 +15,8 @@ const PAYOUT_WAIT_MS = 60_000;
 const VALIDITY_MARGIN_S = 6n;
 const HEALTH_TTL_MS = 2_000;
 const CHAIN_ANSWER_MS = 2_000;
+/** An escrow transaction without a receipt for this long stalls the wallet (every later nonce waits on it). */
+const STALLED_AFTER_MS = 120_000;
 
 /** Where a party's payouts on a rail go, when it bound an address there (`POST /rails/:rail/address`). */
 export type BoundAddressOf = (rail: string, party: PartyId) => Promise<string | undefined>;
@@ -48,48 +50,56 @@ export class EvmEscrow {
   }
 
   /**
-   * Moves the authorized amount into escrow for `request`: once per collect key (a settled collect is that
-   * collect's answer, whatever proof a retry brings) and once per authorization (one spent for another
-   * collect is `proof_already_used`). `verify` checks the rail's proof before anything is sent.
+   * Moves the authorized amount into escrow for `request`: once per funding round (a settled collect is that
+   * round's answer, whatever proof a retry brings) and once per authorization (one spent for another round is
+   * `proof_already_used`); the escrow wallet holds both rules when it records. `verify` checks the rail's
+   * proof before anything is sent. Trouble of the chain or of NATS is `rail_failure`: retry with the same proof.
    */
   async collect(rail: string, request: CollectRequest, signed: SignedAuthorization, verify: VerifyProof): Promise<WalletTx> {
-    const settled = await this.settledCollect(request.key);
-    if (settled) return settled;
-    const key = authorizationKey(signed.authorization);
-    const spentBy = (await this.wallet.attempts(key)).at(-1);
-    if (spentBy && (spentBy.purpose.kind !== 'collect' || spentBy.purpose.collectKey !== request.key)) {
-      throw new RailError('proof_already_used', 'this authorization paid for another funding; sign a new one');
-    }
-    if (!spentBy) {
-      this.checkTerms(signed, BigInt(request.amount.amount));
-      await this.checkChain(signed);
-    }
-    await verify();
-    const { authorization } = signed;
-    const purpose = { kind: 'collect', rail, collectKey: request.key, pactId: request.pactId, party: request.payer, payer: authorization.from, amount: request.amount.amount } as const;
-    const tx = await this.wallet.send(key, transferWithAuthorization(this.config.token.address, signed), purpose).catch((error: unknown) => {
-      throw new RailError('invalid_proof', `the chain refuses this authorization: ${shortError(error)}`);
+    return asRailError(async () => {
+      const settled = await this.settledCollect(request.key);
+      if (settled) return settled;
+      const key = authorizationKey(signed.authorization);
+      const attempts = await this.wallet.attempts(key);
+      const spent = await this.wallet.live(attempts);
+      if (spent && claimOf(spent) !== request.key) throw proofUsed(); // said at once; the wallet holds the rule when it records
+      if (attempts.length === 0) {
+        this.checkTerms(signed, BigInt(request.amount.amount));
+        await this.checkChain(signed);
+      }
+      await verify();
+      const { authorization } = signed;
+      const purpose = { kind: 'collect', rail, collectKey: request.key, pactId: request.pactId, party: request.payer, payer: authorization.from, amount: request.amount.amount } as const;
+      const tx = await this.wallet.send(key, transferWithAuthorization(this.config.token.address, signed), purpose).catch((error: unknown) => {
+        if (error instanceof KeySpentElsewhere) throw proofUsed();
+        if (error instanceof WouldRevert) throw new RailError('invalid_proof', `the chain refuses this authorization: ${error.message}`);
+        throw error;
+      });
+      if (claimOf(tx) !== request.key) throw proofUsed();
+      return this.settledOrThrow(tx, COLLECT_WAIT_MS);
     });
-    return this.settledOrThrow(tx, COLLECT_WAIT_MS);
   }
 
-  /** Pays `request` out of escrow to the payee's bound address, else to the payer of its collect; at most once per key. */
+  /**
+   * Pays `request` out of escrow, at most once per key: a reversal to the address its collect was paid from;
+   * anything else to the payee's bound address, else to the address it paid this pact from, else its latest.
+   */
   async payout(rail: string, request: PayoutRequest): Promise<RailReceipt> {
-    const key = `payout:${request.key}`;
-    const last = (await this.wallet.attempts(key)).at(-1);
-    const to = last?.purpose.kind === 'payout' ? last.purpose.to : await this.payeeAddress(rail, request);
-    if (!to) {
-      this.waitingForAddress.add(request.key);
-      throw new RailError('no_address', `${request.payee} has no ${rail} address: it waits until one is bound (POST /rails/${rail}/address)`);
-    }
-    this.waitingForAddress.delete(request.key);
-    const amount = request.amount.amount;
-    const purpose = { kind: 'payout', rail, pactId: request.pactId, party: request.payee, to, amount } as const;
-    const tx = await this.wallet.send(key, tokenTransfer(this.config.token.address, to, BigInt(amount)), purpose).catch((error: unknown) => {
-      throw new RailError('rail_failure', `the payout could not be sent: ${shortError(error)}`);
+    return asRailError(async () => {
+      const key = `payout:${request.key}`;
+      const last = (await this.wallet.attempts(key)).at(-1);
+      const to = last?.purpose.kind === 'payout' ? last.purpose.to : await this.payeeAddress(rail, request);
+      if (!to) {
+        this.waitingForAddress.add(request.key);
+        throw new RailError('no_address', `${request.payee} has no ${rail} address: it waits until one is bound (POST /rails/${rail}/address)`);
+      }
+      this.waitingForAddress.delete(request.key);
+      const amount = request.amount.amount;
+      const purpose = { kind: 'payout', rail, pactId: request.pactId, party: request.payee, to, amount } as const;
+      const tx = await this.wallet.send(key, tokenTransfer(this.config.token.address, to, BigInt(amount)), purpose);
+      await this.settledOrThrow(tx, PAYOUT_WAIT_MS);
+      return { key: request.key, ref: tx.hash };
     });
-    await this.settledOrThrow(tx, PAYOUT_WAIT_MS);
-    return { key: request.key, ref: tx.hash };
   }
 
   async *collects(rail: string): AsyncIterable<Collected> {
@@ -154,14 +164,17 @@ export class EvmEscrow {
   }
 
   private async payeeAddress(rail: string, request: PayoutRequest): Promise<Address | undefined> {
+    const transactions = await this.wallet.transactions();
+    if (request.reverses !== undefined) {
+      const reversed = transactions.find((tx) => tx.hash === request.reverses);
+      return reversed?.purpose.kind === 'collect' ? reversed.purpose.payer : undefined;
+    }
     const bound = await this.boundAddressOf(rail, request.payee);
     if (bound) return bound as Address;
-    const paidIn = (await this.wallet.transactions()).filter(
-      (tx) => tx.purpose.kind === 'collect' && tx.purpose.rail === rail && tx.purpose.party === request.payee,
-    );
+    const paidIn = transactions.filter((tx) => tx.purpose.kind === 'collect' && tx.purpose.rail === rail && tx.purpose.party === request.payee).reverse();
     const samePact = paidIn.filter((tx) => tx.purpose.pactId === request.pactId);
-    for (const tx of [...samePact, ...paidIn].reverse()) {
-      if (tx.purpose.kind === 'collect' && (await this.wallet.receiptOutcome(tx).catch(() => undefined)) === 'success') return tx.purpose.payer;
+    for (const tx of [...samePact, ...paidIn]) {
+      if (tx.purpose.kind === 'collect' && (await this.wallet.receiptOutcome(tx)) === 'success') return tx.purpose.payer;
     }
     return undefined;
   }
@@ -169,7 +182,16 @@ export class EvmEscrow {
   private async judgeHealth(): Promise<EvmHealth> {
     const { token, chainId, minGasWei } = this.config;
     const tokenCall = { address: token.address, abi: eip3009TokenAbi } as const;
-    const common = { chainId, asset: token.asset, token: token.address, escrow: this.address, payoutsWaitingForAddress: this.waitingForAddress.size, unsettledTransactions: this.wallet.unsettled };
+    const unsettled = this.wallet.unsettled();
+    const stalled = unsettled.oldestMs > STALLED_AFTER_MS;
+    const common = {
+      chainId,
+      asset: token.asset,
+      token: token.address,
+      escrow: this.address,
+      payoutsWaitingForAddress: this.waitingForAddress.size,
+      unsettledTransactions: { count: unsettled.count, oldestSeconds: Math.floor(unsettled.oldestMs / 1000), stalled },
+    };
     try {
       const [actualChainId, code, gas, balance] = await withTimeout(
         Promise.all([
@@ -188,7 +210,8 @@ export class EvmEscrow {
         live,
         solvency: { ok: balance >= liabilities, balance: balance.toString(), liabilities: liabilities.toString() },
         gas: { ok: gas >= minGasWei, balance: gas.toString(), minimum: minGasWei.toString() },
-        payoutsReady: live && gas >= minGasWei,
+        // A transaction unmined for long holds every later nonce: nothing new should wait behind it.
+        payoutsReady: live && gas >= minGasWei && !stalled,
       };
     } catch (error) {
       const liabilities = this.wallet.liabilities().toString();
@@ -200,6 +223,17 @@ export class EvmEscrow {
 export type EvmHealth = RailHealth & { chainId: number; escrow: Address };
 
 const ambiguous = () => new RailError('rail_failure', 'the payment was sent but its outcome is not known yet; retry with the same proof');
+const proofUsed = () => new RailError('proof_already_used', 'this authorization paid for another funding; sign a new one');
+
+/** Runs `work`; what fails there other than a RailError (the chain, NATS) is `rail_failure`, its first line only (viem's errors carry the request). */
+async function asRailError<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof RailError) throw error;
+    throw new RailError('rail_failure', `the rail could not answer now: ${shortError(error)}`);
+  }
+}
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   return Promise.race([promise, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms).unref())]);

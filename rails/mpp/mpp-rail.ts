@@ -95,8 +95,8 @@ export class MppRail implements Rail {
 
   async collect(request: CollectRequest): Promise<RailReceipt> {
     const credential = this.credentialFor(request);
-    const payload = credential.payload;
-    const signed = signedAuthorizationOf({ authorization: payload, signature: payload.signature });
+    const payload: unknown = credential.payload;
+    const signed = typeof payload === 'object' && payload !== null ? signedAuthorizationOf({ authorization: payload, signature: (payload as { signature?: unknown }).signature }) : undefined;
     if (!signed) throw new RailError('invalid_proof', 'the credential holds no EIP-3009 authorization');
     const named = getAddress(request.call!.call.railAddress!);
     if (signed.authorization.from !== named) throw new RailError('wrong_payer', `the credential pays from ${signed.authorization.from}, the call names ${named}`);
@@ -130,7 +130,6 @@ export class MppRail implements Rail {
     const { challenge } = credential;
     if (!Challenge.verify(challenge, { secretKey: this.config.secretKey })) throw new RailError('invalid_proof', 'the challenge was not issued by this server, or was altered');
     if (challenge.method !== this.config.method || challenge.intent !== 'charge') throw new RailError('invalid_proof', `this rail charges with ${this.config.method}`);
-    if (challenge.expires !== undefined && Date.parse(challenge.expires) <= Date.now()) throw new RailError('expired', 'the challenge has expired: ask for a new one with a new fund call');
     const expected = boundTo(request, request.call);
     // The challenge's meta travels as `opaque` (base64url JSON), bound by the HMAC checked above.
     const meta = (challenge.meta ?? (challenge.opaque ? PaymentRequest.deserialize(challenge.opaque) : {})) as Record<string, unknown>;
@@ -140,8 +139,14 @@ export class MppRail implements Rail {
     return credential;
   }
 
-  /** mppx's own checks: the authorization pays exactly the challenge, to escrow, in its window, signed by `from`, with the challenge's nonce. */
+  /**
+   * Before a new settlement (a retry of one that settled is answered without it): the challenge is still
+   * open, and mppx's own checks hold (the authorization pays exactly the challenge, to escrow, in its window,
+   * signed by `from`, with the challenge's nonce).
+   */
   private async verify(credential: EvmCredential): Promise<void> {
+    const { expires } = credential.challenge;
+    if (expires !== undefined && Date.parse(expires) <= Date.now()) throw new RailError('expired', 'the challenge has expired: ask for a new one with a new fund call');
     try {
       await Method.validateCredential([this.method], credential as never);
     } catch (error) {

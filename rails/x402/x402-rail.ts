@@ -69,7 +69,9 @@ export class X402Rail implements Rail {
     const requirement = this.requirementFor(payment, request.amount);
     const tx = await this.escrow.collect('x402', request, payment.signed, () => this.verify(request.proof, payment, requirement));
     const response = { success: true, transaction: tx.hash, network: payment.network, payer: payment.signed.authorization.from };
-    return { key: request.key, ref: tx.hash, headers: { 'x-payment-response': Buffer.from(JSON.stringify(response)).toString('base64') } };
+    const encoded = Buffer.from(JSON.stringify(response)).toString('base64');
+    // v1 (and the spec) name it X-PAYMENT-RESPONSE, v2 PAYMENT-RESPONSE.
+    return { key: request.key, ref: tx.hash, headers: { 'x-payment-response': encoded, 'payment-response': encoded } };
   }
 
   payout(request: PayoutRequest): Promise<RailReceipt> {

@@ -137,6 +137,11 @@ test('a credential for another call, a re-signed call, a tampered challenge and 
   const named = await challenged(stack, buyer, id, stranger, payer.address);
   await assertRefused(chain, stack, buyer, id, stranger, named.body, named.credential, 'wrong_payer');
 
+  // a credential whose payload is null, or not an authorization
+  for (const payload of [null, 'text', { type: 'authorization' }]) {
+    await assertRefused(chain, stack, buyer, id, payer, body, Credential.serialize({ ...parsed, payload } as never), 'invalid_proof');
+  }
+
   // not a credential at all
   await assertRefused(chain, stack, buyer, id, payer, body, 'Payment not-base64url!', 'invalid_proof');
 

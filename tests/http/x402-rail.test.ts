@@ -143,6 +143,22 @@ test('a proof already spent on another pact is refused: proof_already_used, noth
   await assertRefused(chain, stack, second.buyer, second.id, payer, proof, 'proof_already_used');
 });
 
+test('one proof sent to three pacts at once funds one of them; the others are proof_already_used, escrow takes it once', async ({ chain, stack }) => {
+  const payer = chain.payers[3]!;
+  const pacts = [await x402Pact(stack), await x402Pact(stack), await x402Pact(stack)];
+  const proof = base64(await payV2(payer, (await acceptsOf(stack, pacts[0]!.buyer, pacts[0]!.id))[0]!));
+  const before = await balances(chain, payer, chain.escrow);
+  const answers = await Promise.all(
+    pacts.map(async ({ buyer, id }) => {
+      const call = stack.client.signedCall(buyer, 'pacts.fund', id, await nonceOf(stack, id), {});
+      return stack.client.request('POST', `/pacts/${id}/fund`, call, { 'x-payment': proof });
+    }),
+  );
+  assert.equal(answers.map((a) => a.status).sort(), [200, 402, 402], JSON.stringify(answers.map((a) => a.body)));
+  for (const refused of answers.filter((a) => a.status === 402)) assert.is(refused.body.reason, 'proof_already_used');
+  assert.equal(await balances(chain, payer, chain.escrow), [before[0]! - 1076n, before[1]! + 1076n]);
+});
+
 test('tampered, underpaid, overpaid, wrong-recipient, expired and wrong-network proofs: clear 402s, nothing moves', async ({ chain, stack }) => {
   const payer = chain.payers[4]!;
   const { buyer, id } = await x402Pact(stack);
@@ -175,6 +191,19 @@ test('a payer short of tokens: 402 insufficient_funds', async ({ chain, stack })
   await chain.mint(broke.address, 1_000n);
   const { buyer, id } = await x402Pact(stack);
   await assertRefused(chain, stack, buyer, id, broke, await payV2(broke, (await acceptsOf(stack, buyer, id))[0]!), 'insufficient_funds');
+});
+
+test('the SDK payer pinned to a token and chain refuses a requirement naming others', async ({ chain, stack }) => {
+  const { buyer, id } = await x402Pact(stack);
+  const wallet = chain.payers[0]!;
+  for (const pins of [{ token: chain.payers[1]!.address }, { chainId: 1 }]) {
+    await stack.client.fundWith(buyer, id, x402Payer({ account: wallet.account, budget: 10_000n, ...pins })).then(
+      () => assert.unreachable('paid a requirement the pins refuse'),
+      (error: unknown) => assert.instance(error, PaymentRefused),
+    );
+  }
+  const pinned = x402Payer({ account: wallet.account, budget: 10_000n, token: chain.token.address, chainId: chain.chainId });
+  assert.is((await stack.client.fundWith(buyer, id, pinned)).status, 200);
 });
 
 test('the SDK payer pays v2 and v1 requirements within its budget and refuses one beyond it, signing nothing', async ({ chain, stack }) => {

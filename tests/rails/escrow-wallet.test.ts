@@ -1,0 +1,84 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DiscardPolicy, RetentionPolicy, StorageType } from '@nats-io/jetstream';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { connectClient, type Nats } from '../../actors/nats.js';
+import { WALLET_STREAM, WALLET_TXS } from '../../actors/subjects.js';
+import { chainReader, plainChain } from '../../rails/evm/chain.js';
+import { tokenTransfer } from '../../rails/evm/eip3009.js';
+import { EscrowWallet, KeySpentElsewhere } from '../../rails/evm/escrow-wallet.js';
+import { WalletLog } from '../../rails/evm/wallet-log.js';
+import { startNatsServer, type NatsServerProcess } from '../../runtime/nats-server.js';
+import { startEvmChain, type EvmChain } from '../support/evm-chain.js';
+import { testWallet } from '../support/evm/test-keys.js';
+import { forget, reapOnExit } from '../support/reaper.js';
+
+// Two escrow wallets on one log, as two nodes paying from the same key: every nonce signed once, every claim
+// paid once, each node's copy of the log without duplicates, whatever they send at the same time.
+
+const test = suite<{ root: string; server: NatsServerProcess; nats: Nats; chain: EvmChain; wallets: EscrowWallet[] }>('escrow wallet');
+
+test.before(async (context) => {
+  context.root = mkdtempSync(join(tmpdir(), 'pact-escrow-wallet-'));
+  context.server = await startNatsServer(join(context.root, 'nats'));
+  reapOnExit(context.server.pid);
+  context.nats = await connectClient(context.server.url, undefined, 'host');
+  await context.nats.jsm.streams.add({ name: WALLET_STREAM, subjects: [WALLET_TXS], retention: RetentionPolicy.Limits, storage: StorageType.File, discard: DiscardPolicy.New });
+  context.chain = await startEvmChain({ payers: 0 });
+  await context.chain.mint(context.chain.escrow.address, 1_000_000n);
+  const open = async () => {
+    const reader = chainReader(plainChain(context.chain.chainId, context.chain.rpcUrl), 20);
+    return EscrowWallet.open(context.chain.escrow.account, reader, new WalletLog(context.nats.js, context.nats.jsm, context.chain.escrow.address));
+  };
+  context.wallets = [await open(), await open()];
+});
+test.after(async ({ root, server, nats, chain, wallets }) => {
+  for (const wallet of wallets ?? []) wallet.stop();
+  await chain?.stop();
+  await nats?.nc.close();
+  await server?.stop();
+  forget(server?.pid);
+  rmSync(root, { recursive: true, force: true });
+});
+
+const payout = (chain: EvmChain, key: string, to: `0x${string}`, amount: bigint) => ({
+  call: tokenTransfer(chain.token.address, to, amount),
+  purpose: { kind: 'payout', rail: 'x402', pactId: 'p_0', party: 'ed25519:x', to, amount: amount.toString() } as never,
+  key,
+});
+
+test('two nodes paying 20 payouts at once, each twice: each paid once, nonces unique, no copy twice in either log', async ({ chain, wallets }) => {
+  const payee = testWallet('wallet test payee');
+  const sends = [];
+  for (let i = 0; i < 20; i++) {
+    const { key, call, purpose } = payout(chain, `payout:p_0:settle:pot:${i}`, payee.address, BigInt(i + 1));
+    for (const wallet of wallets) sends.push(wallet.send(key, call, purpose));
+  }
+  const sent = await Promise.all(sends);
+  for (let i = 0; i < 20; i++) assert.is(sent[2 * i]!.hash, sent[2 * i + 1]!.hash, `payout ${i} signed twice`);
+  await Promise.all(sent.map((tx) => wallets[0]!.outcome(tx, 20_000)));
+  assert.is(await chain.balanceOf(payee.address), 210n); // 1 + 2 + … + 20
+  for (const wallet of wallets) {
+    const recorded = await wallet.transactions();
+    assert.is(recorded.length, 20);
+    assert.is(new Set(recorded.map((tx) => tx.nonce)).size, 20);
+    assert.is(new Set(recorded.map((tx) => tx.key)).size, 20);
+  }
+});
+
+test('an authorization key spent on one claim is refused for another, even when both arrive at once', async ({ chain, wallets }) => {
+  const payee = testWallet('wallet test payee 2');
+  const collect = (claim: string) => ({ kind: 'collect', rail: 'x402', collectKey: claim, pactId: 'p_1', party: 'ed25519:x', payer: payee.address, amount: '1' }) as never;
+  const call = tokenTransfer(chain.token.address, payee.address, 1n); // stands in for a settlement: what matters is the key
+  const outcomes = await Promise.allSettled([
+    wallets[0]!.send('collect:0xpayer:0x01', call, collect('p_1:fund.0:a')),
+    wallets[1]!.send('collect:0xpayer:0x01', call, collect('p_2:fund.0:a')),
+  ]);
+  assert.equal(outcomes.map((o) => o.status).sort(), ['fulfilled', 'rejected']);
+  const refused = outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult;
+  assert.instance(refused.reason, KeySpentElsewhere);
+});
+
+test.run();
