@@ -62,6 +62,13 @@ const accessStatus: Schema = { enum: ['none', 'pending', 'allowed', 'revoked'] }
 /** What each kind of route answers when it succeeds (200). */
 export const SUCCESS = {
   pact: json('`{ pact }`: the pact as it now is', object(['pact'], { pact: component('Pact') })),
+  fundedPact: {
+    ...json('`{ pact }`: the pact as it now is; a paid call on a real rail also carries the settlement', object(['pact'], { pact: component('Pact') })),
+    headers: {
+      'x-payment-response': { type: 'string', description: 'x402: base64 JSON `{ success, transaction, network, payer }` (also as `payment-response`)' },
+      'payment-receipt': { type: 'string', description: 'mpp: the Payment receipt (base64url JSON `{ method, reference, status, timestamp }`)' },
+    },
+  },
   pactPage: json('`{ pacts, nextSince }`: pact summaries; `nextSince` is the cursor of the next page (null: none)', object(['pacts', 'nextSince'], {
     pacts: { type: 'array', items: { type: 'object' } },
     nextSince: { type: ['integer', 'null'] },
@@ -143,7 +150,10 @@ const DETAILS: Partial<Record<ErrorCode, Record<string, Schema>>> = {
     request: { type: 'object', description: 'how to ask for access: POST /access/request, then POST /access/verify' },
   },
   payment_required: { requirement: component('Requirement') },
-  payment_failed: { reason: { type: 'string' }, requirement: component('Requirement') },
+  payment_failed: {
+    reason: { enum: ['invalid_proof', 'insufficient_funds', 'wrong_amount', 'wrong_recipient', 'wrong_network', 'expired', 'proof_already_used', 'wrong_payer', 'payment_reverted'] },
+    requirement: component('Requirement'),
+  },
   inputHash_mismatch: { inputHash: { type: 'string', description: 'the pact’s' } },
   stale_issuedAt: { now: millis },
   too_early: { now: millis },
@@ -154,12 +164,16 @@ const DETAILS: Partial<Record<ErrorCode, Record<string, Schema>>> = {
 /** Every 429 says when to come back. */
 const RETRY_AFTER: ResponseObject['headers'] = { 'retry-after': { type: 'integer', description: 'seconds to wait before retrying' } };
 
+/** The mpp rail's 402s carry its challenge. */
+const PAYMENT_CHALLENGE: ResponseObject['headers'] = { 'www-authenticate': { type: 'string', description: 'mpp: `Payment id=…, realm=…, method="evm", intent="charge", request=…` to answer with `Authorization: Payment <credential>`' } };
+
 /** The response of `status` on a route whose refusals at that status are `codes`. */
 export function errorResponse(status: number, codes: readonly ErrorCode[]): ResponseObject {
   const details: Record<string, Schema> = Object.assign({}, ...codes.map((code) => DETAILS[code] ?? {}));
   return {
     description: `${STATUS_CODES[status]}: ${codes.map((code) => `\`${code}\``).join(', ')}`,
     ...(status === 429 ? { headers: RETRY_AFTER } : {}),
+    ...(status === 402 ? { headers: PAYMENT_CHALLENGE } : {}),
     content: {
       'application/json': {
         schema: { allOf: [component('Error')], properties: { error: { enum: [...codes] }, ...details } },

@@ -37,7 +37,7 @@ export const ROUTE_ANSWERS: Record<string, RouteAnswers> = {
   'GET /pacts': { success: 'pactPage', refusals: READ_PAGE },
   'GET /pacts/:id': { success: 'pact', refusals: ['not_found'] },
   'POST /pacts/:id/fund': {
-    success: 'pact',
+    success: 'fundedPact',
     refusals: [...PACT_CALL, ...GATED, 'already_funded', 'funding_rounds_exhausted', 'payment_required', 'payment_failed', 'rail_not_ready'],
   },
   'POST /pacts/:id/withdraw': { success: 'pact', refusals: PACT_CALL },
