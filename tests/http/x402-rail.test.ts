@@ -268,6 +268,38 @@ test('health: the x402 rail is live, solvent and can pay out', async ({ chain, s
   assert.is(health.payoutReadiness.treasury.x402, true);
 });
 
+test('a rail that is not ready (the escrow short of gas) refuses new pacts: 503 rail_not_ready, and /health says why', async ({ chain, dir }) => {
+  const starved = await Stack.start({ env: { ...evmRailEnv(chain, dir), PACT_EVM_MIN_GAS_WEI: (10n ** 30n).toString() } });
+  try {
+    const health = (await starved.client.request('GET', '/health')).body;
+    assert.is(health.ok, false);
+    assert.is(health.paymentRails.x402.gas.ok, false);
+    assert.is(health.payoutReadiness.treasury.x402, false);
+    const { seller, buyer } = newParties();
+    const refused = await starved.client.create(seller, tradeSpec(seller, buyer, { rail: 'x402' }));
+    assert.is(refused.status, 503);
+    assert.is((refused.body as unknown as { error: string }).error, 'rail_not_ready');
+    assert.ok(refused.headers.get('retry-after'));
+    // the mock rail of the same server still takes pacts
+    assert.is((await starved.client.create(seller, tradeSpec(seller, buyer))).status, 200);
+  } finally {
+    await starved.stop();
+  }
+});
+
+test('a server without the chain configured does not offer x402: 400 rail_not_available', async () => {
+  const plain = await Stack.start();
+  try {
+    const { seller, buyer } = newParties();
+    const refused = await plain.client.create(seller, tradeSpec(seller, buyer, { rail: 'x402' }));
+    assert.is(refused.status, 400);
+    assert.is((refused.body as unknown as { error: string }).error, 'rail_not_available');
+    assert.not.ok((await plain.client.request('GET', '/health')).body.rails.includes('x402'));
+  } finally {
+    await plain.stop();
+  }
+});
+
 test('a pact in another asset than the rail holds is refused at create', async ({ stack }) => {
   const { seller, buyer } = newParties();
   const spec = tradeSpec(seller, buyer, { rail: 'x402' });
