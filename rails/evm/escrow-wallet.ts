@@ -14,7 +14,10 @@ export interface ContractCall {
 }
 
 const RESEND_EVERY_MS = 5_000;
-/** Fees are fixed at signing: the cap is this many times what the node suggests, so a rising base fee does not strand the nonce (only what is used is paid). */
+/**
+ * EIP-1559 fees are fixed at signing: the cap is this many times what the node suggests, so a rising base fee
+ * does not strand the nonce (only the base fee and the tip are paid). A legacy gas price is paid in full: kept.
+ */
 const FEE_CAP_FACTOR = 3n;
 
 /** What a transaction pays for: a collect, its funding round; a payout, its payout key. A claim is paid once. */
@@ -149,13 +152,16 @@ export class EscrowWallet {
     const claim = claimOf({ key, purpose });
     for (;;) {
       await this.catchUp();
+      // The rules are judged on the log up to `seen`, and the append expects exactly that log: an entry another
+      // call adopts meanwhile (any read catches up) makes it a mismatch, and the rules are judged again.
+      const seen = this.seq;
       const answer = await this.live(this.byClaim.get(claim) ?? []);
       if (answer) return answer;
       const attempts = this.byKey.get(key) ?? [];
       if (await this.live(attempts)) throw new KeySpentElsewhere(`${key} paid for another claim`);
       const tx = await this.sign(key, attempts.length, call, purpose);
       try {
-        this.adopt(await this.log.append(tx, this.seq), tx);
+        this.adopt(await this.log.append(tx, seen), tx);
       } catch (error) {
         if (error instanceof ExpectedSequenceMismatch) continue; // another node signed that nonce: read its record, sign again
         throw error;
@@ -176,11 +182,10 @@ export class EscrowWallet {
     const prepared = await this.reader
       .prepareTransactionRequest({ account: this.account, chain: this.reader.chain, to: call.to, data: call.data, parameters: ['chainId', 'fees', 'gas', 'type'] })
       .catch((error: unknown) => {
-        throw /revert/i.test(String(error)) ? new WouldRevert(shortError(error)) : error;
+        throw /revert|gas required exceeds/i.test(String(error)) ? new WouldRevert(shortError(error)) : error;
       });
     const request = { ...prepared, nonce };
     if (request.maxFeePerGas !== undefined) request.maxFeePerGas *= FEE_CAP_FACTOR;
-    if (request.gasPrice !== undefined) request.gasPrice *= FEE_CAP_FACTOR;
     const raw = await this.account.signTransaction(request as never);
     return { key, attempt, nonce, hash: keccak256(raw), raw, purpose };
   }

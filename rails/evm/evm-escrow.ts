@@ -63,7 +63,7 @@ export class EvmEscrow {
       const attempts = await this.wallet.attempts(key);
       const spent = await this.wallet.live(attempts);
       if (spent && claimOf(spent) !== request.key) throw proofUsed(); // said at once; the wallet holds the rule when it records
-      if (attempts.length === 0) {
+      if (!spent) {
         this.checkTerms(signed, BigInt(request.amount.amount));
         await this.checkChain(signed);
       }
@@ -75,7 +75,6 @@ export class EvmEscrow {
         if (error instanceof WouldRevert) throw new RailError('invalid_proof', `the chain refuses this authorization: ${error.message}`);
         throw error;
       });
-      if (claimOf(tx) !== request.key) throw proofUsed();
       return this.settledOrThrow(tx, COLLECT_WAIT_MS);
     });
   }
@@ -167,7 +166,8 @@ export class EvmEscrow {
     const transactions = await this.wallet.transactions();
     if (request.reverses !== undefined) {
       const reversed = transactions.find((tx) => tx.hash === request.reverses);
-      return reversed?.purpose.kind === 'collect' ? reversed.purpose.payer : undefined;
+      if (reversed?.purpose.kind !== 'collect') throw new RailError('rail_failure', `the collect ${request.reverses} to pay back is not in the escrow's log`);
+      return reversed.purpose.payer;
     }
     const bound = await this.boundAddressOf(rail, request.payee);
     if (bound) return bound as Address;

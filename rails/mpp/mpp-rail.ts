@@ -101,7 +101,8 @@ export class MppRail implements Rail {
     const named = getAddress(request.call!.call.railAddress!);
     if (signed.authorization.from !== named) throw new RailError('wrong_payer', `the credential pays from ${signed.authorization.from}, the call names ${named}`);
     const tx = await this.escrow.collect('mpp', request, signed, () => this.verify(credential));
-    await this.bindPayer(request.payer, named, request.call!).catch((error: unknown) => console.error('binding the mpp payer failed:', String(error)));
+    const paidFrom = tx.purpose.kind === 'collect' ? tx.purpose.payer : named; // a retry's answer: who paid the round
+    await this.bindPayer(request.payer, paidFrom, request.call!).catch((error: unknown) => console.error('binding the mpp payer failed:', String(error)));
     const receipt = Receipt.from({ method: credential.challenge.method, reference: tx.hash, status: 'success', timestamp: new Date().toISOString() });
     return { key: request.key, ref: tx.hash, headers: { 'payment-receipt': Receipt.serialize(receipt) } };
   }

@@ -6,6 +6,7 @@ import { isAddress } from 'viem';
 import type { Money } from '../../protocol/money.js';
 import type { ChainReader } from '../evm/chain.js';
 import type { EvmEscrow } from '../evm/evm-escrow.js';
+import { shortError } from '../evm/escrow-wallet.js';
 import { RailError, type Collected, type CollectRequest, type PayoutRequest, type Quote, type QuoteRequest, type Rail, type RailHealth, type RailReceipt } from '../rail.js';
 import { x402PaymentOf, type X402Payment } from './x402-payment.js';
 
@@ -68,7 +69,8 @@ export class X402Rail implements Rail {
     if (!payment) throw new RailError('invalid_proof', 'X-PAYMENT is not an x402 exact payment (v1 or v2) with an EIP-3009 authorization');
     const requirement = this.requirementFor(payment, request.amount);
     const tx = await this.escrow.collect('x402', request, payment.signed, () => this.verify(request.proof, payment, requirement));
-    const response = { success: true, transaction: tx.hash, network: payment.network, payer: payment.signed.authorization.from };
+    const payer = tx.purpose.kind === 'collect' ? tx.purpose.payer : payment.signed.authorization.from; // a retry's answer names who paid
+    const response = { success: true, transaction: tx.hash, network: payment.network, payer };
     const encoded = Buffer.from(JSON.stringify(response)).toString('base64');
     // v1 (and the spec) name it X-PAYMENT-RESPONSE, v2 PAYMENT-RESPONSE.
     return { key: request.key, ref: tx.hash, headers: { 'x-payment-response': encoded, 'payment-response': encoded } };
@@ -121,7 +123,9 @@ export class X402Rail implements Rail {
     const v1Requirement = { ...requirement, maxAmountRequired: requirement.amount, resource: 'pact fund', description: 'fund a pact', mimeType: 'application/json' };
     const verdict = await this.facilitator
       .verify(checked as PaymentPayload, (payment.version === 1 ? v1Requirement : requirement) as PaymentRequirements)
-      .catch((error: unknown) => ({ isValid: false, invalidReason: String(error).split('\n')[0] }));
+      .catch((error: unknown) => {
+        throw new RailError('rail_failure', `the payment could not be verified now: ${shortError(error)}`);
+      });
     if (!verdict.isValid) throw new RailError('invalid_proof', `the payment does not verify: ${verdict.invalidReason ?? 'no reason given'}`);
   }
 }

@@ -81,4 +81,41 @@ test('an authorization key spent on one claim is refused for another, even when 
   assert.instance(refused.reason, KeySpentElsewhere);
 });
 
+test('a node whose view moves on while it signs judges again: another node paid that claim, so nothing more is paid', async ({ chain, nats, wallets }) => {
+  const payee = testWallet('wallet test payee 3');
+  const { key, call, purpose } = payout(chain, 'payout:p_3:settle:pot:x', payee.address, 7n);
+  // This node's reads of the log come before the other node's record …
+  let stale = true;
+  const log = new (class extends WalletLog {
+    override async entriesAfter(id: string, afterSeq: number) {
+      const entries = await super.entriesAfter(id, afterSeq);
+      return stale ? entries.filter((entry) => entry.value.key !== key) : entries;
+    }
+  })(nats.js, nats.jsm, chain.escrow.address);
+  const reader = chainReader(plainChain(chain.chainId, chain.rpcUrl), 20);
+  // … and, while it signs, a read of its own catches up with that record.
+  let late: EscrowWallet | undefined;
+  const readingMeanwhile = new Proxy(reader, {
+    get: (target, name) =>
+      name === 'getTransactionCount'
+        ? async (args: Parameters<typeof reader.getTransactionCount>[0]) => {
+            stale = false;
+            await late!.transactions();
+            return target.getTransactionCount(args);
+          }
+        : Reflect.get(target, name),
+  });
+  const paid = await wallets[0]!.send(key, call, purpose);
+  await wallets[0]!.outcome(paid, 20_000);
+  late = await EscrowWallet.open(chain.escrow.account, readingMeanwhile, log);
+  try {
+    const answer = await late.send(key, call, purpose);
+    assert.is(answer.hash, paid.hash);
+    assert.is((await late.transactions()).filter((tx) => tx.key === key).length, 1);
+    assert.is(await chain.balanceOf(payee.address), 7n);
+  } finally {
+    late.stop();
+  }
+});
+
 test.run();

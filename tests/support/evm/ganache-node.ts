@@ -16,7 +16,9 @@ export interface GanacheOptions {
 export async function startGanache({ chainId, funded }: GanacheOptions): Promise<GanacheNode> {
   const server = ganache.server({
     // ganache 7.9 stops at shanghai; TestUSDC is compiled for it.
-    chain: { chainId, hardfork: 'shanghai' },
+    // One request at a time: with two clients sending at once, ganache 7.9 could hold an eth_estimateGas
+    // until it timed out while another client's transaction was being mined.
+    chain: { chainId, hardfork: 'shanghai', asyncRequestProcessing: false },
     // Eager instamine: each transaction is mined in its own block before eth_sendRawTransaction answers.
     miner: { instamine: 'eager', blockTime: 0 },
     wallet: { accounts: funded.map(({ key, wei }) => ({ secretKey: key, balance: `0x${wei.toString(16)}` })) },
