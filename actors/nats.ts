@@ -15,7 +15,7 @@ import {
 } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
 import { connectOptionsOf, NATS_ROLES, type NatsCredentials, type NatsRole, type NatsUser } from './nats-roles.js';
-import { ACCESS_STREAM, ACCESS_WILDCARD, CMD_STREAM, EVENT_STREAM, EVENT_SUBJECT, JOURNAL_STREAM, LEASE_BUCKET, OFFER_STREAM, OFFER_WILDCARD, RAIL_ADDRESSES, RAILS_STREAM, WALLET_STREAM, WALLET_TXS } from './subjects.js';
+import { ACCESS_STREAM, ACCESS_WILDCARD, CMD_STREAM, EVENT_STREAM, EVENT_SUBJECT, JOURNAL_STREAM, LEASE_BUCKET, OFFER_STREAM, OFFER_WILDCARD, RAIL_ADDRESSES, RAILS_STREAM, WALLET_IDEMPOTENCY_STREAM, WALLET_JOURNAL_STREAM, WALLET_STREAM, WALLET_TOKENS_STREAM, WALLET_TXS } from './subjects.js';
 
 const NANOS_PER_MS = 1_000_000;
 
@@ -112,6 +112,8 @@ async function untilJetStreamAnswers<T>(work: () => Promise<T>, timeoutMs = 30_0
 export const DEFAULT_JOURNAL_MAX_BYTES = 8 * 1024 ** 3;
 /** The Agent Stream keeps events seven days (the longest an event may live). */
 const EVENT_RETENTION_MS = 7 * 86_400_000;
+const IDEMPOTENCY_RETENTION_MS = 2 * 86_400_000;
+const SMALL_RECORDS_MAX_BYTES = 1024 ** 3;
 const COMMANDS_MAX_BYTES = 1024 ** 3;
 /** A command nobody consumed within this is of no use (its caller gave up long before): NATS drops it. */
 const COMMANDS_MAX_AGE_MS = 3_600_000;
@@ -141,9 +143,16 @@ async function ensureStreams(jsm: JetStreamManager, replicas: number, journalMax
   await ensureStream(jsm, journal(JOURNAL_STREAM, 'pact.evt.>'));
   // The Agent Stream is no journal: it keeps seven days and, when full, drops its oldest events.
   await ensureStream(jsm, { ...journal(EVENT_STREAM, EVENT_SUBJECT), max_age: EVENT_RETENTION_MS * NANOS_PER_MS, discard: DiscardPolicy.Old });
-  for (const [name, subject] of [[ACCESS_STREAM, ACCESS_WILDCARD], [RAILS_STREAM, RAIL_ADDRESSES], [WALLET_STREAM, WALLET_TXS], [OFFER_STREAM, OFFER_WILDCARD]] as const) {
+  for (const [name, subject] of [[ACCESS_STREAM, ACCESS_WILDCARD], [OFFER_STREAM, OFFER_WILDCARD], [WALLET_JOURNAL_STREAM, 'wallet.evt.>']] as const) {
     await ensureStream(jsm, journal(name, subject));
   }
+  // Small records (an address, a transaction, a token hash): a smaller byte limit, which JetStream reserves of
+  // its disk for each stream (eight journals at 8 GiB each would not fit the store of a 78 GiB disk).
+  for (const [name, subject] of [[RAILS_STREAM, RAIL_ADDRESSES], [WALLET_STREAM, WALLET_TXS], [WALLET_TOKENS_STREAM, 'wallet.token.>']] as const) {
+    await ensureStream(jsm, { ...journal(name, subject), max_bytes: Math.min(journalMaxBytes, SMALL_RECORDS_MAX_BYTES) });
+  }
+  // Idempotency records are kept two days (the spec asks for 24 hours at least), then dropped.
+  await ensureStream(jsm, { ...journal(WALLET_IDEMPOTENCY_STREAM, 'wallet.idem.>'), max_bytes: Math.min(journalMaxBytes, SMALL_RECORDS_MAX_BYTES), max_age: IDEMPOTENCY_RETENTION_MS * NANOS_PER_MS, discard: DiscardPolicy.Old });
 }
 
 type StreamSettings = Parameters<JetStreamManager['streams']['add']>[0] & { name: string };

@@ -24,6 +24,15 @@ export const railAddressSubject = (id: string) => `rails.address.${id}`;
 export const WALLET_STREAM = 'PACT_WALLETS';
 export const WALLET_TXS = 'wallet.tx.>';
 export const walletTxSubject = (address: string) => `wallet.tx.${address.toLowerCase()}`;
+/** The wallet service: each wallet's journal (compare-and-set per wallet), its token index, its idempotency records. */
+export const WALLET_JOURNAL_STREAM = 'PACT_WALLET_JOURNAL';
+export const walletJournalSubject = (walletId: string) => `wallet.evt.${walletId}`;
+export const WALLET_TOKENS_STREAM = 'PACT_WALLET_TOKENS';
+export const walletTokenSubject = (tokenHash: string) => `wallet.token.${tokenHash}`;
+export const WALLET_IDEMPOTENCY_STREAM = 'PACT_WALLET_IDEMPOTENCY';
+export const walletIdempotencySubject = (recordId: string) => `wallet.idem.${recordId}`;
+/** Everything the wallet service writes (hosts write it). */
+export const WALLET_SUBJECTS = 'wallet.>';
 /** The Agent Stream: every event on one subject, kept seven days; the event id is the message id. */
 export const EVENT_STREAM = 'PACT_EVENTS';
 export const EVENT_SUBJECT = 'stream.evt';

@@ -12,6 +12,12 @@ import type { RateLimits } from '../gateway/rate-limits.js';
 export interface Config {
   port: number;
   host: string;
+  /** WALLET_PORT: the credit wallet service's port (0 picks a free one). */
+  walletPort: number;
+  /** WALLET_PUBLIC_URL: how the wallet service names itself in the URLs it hands out; else the Host asked for. */
+  walletPublicUrl: string | undefined;
+  /** WALLET_RATE_LIMIT_CLAIMS: pairing claims per minute per IP (0 off). */
+  walletClaimsPerMinute: number;
   dataDir: string;
   /** NATS_URL: one server or several, comma-separated; unset, the node runs a private nats-server. */
   natsUrl: string | undefined;
@@ -77,6 +83,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     port: integer('PACT_PORT', 8402, env),
     host: env.PACT_HOST || '127.0.0.1',
+    walletPort: integer('WALLET_PORT', 8403, env),
+    walletPublicUrl: publicUrl(env.WALLET_PUBLIC_URL, 'WALLET_PUBLIC_URL'),
+    walletClaimsPerMinute: integer('WALLET_RATE_LIMIT_CLAIMS', 30, env),
     dataDir: resolve(env.PACT_DATA_DIR || './data'),
     natsUrl: env.NATS_URL || undefined,
     natsCredentialsFile: env.PACT_NATS_CREDENTIALS || undefined,
@@ -88,7 +97,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       attemptMs: Math.max(1, integer('PACT_EVALUATOR_ATTEMPT_MS', 120_000, env)),
     }),
     access: accessConfig(env, { requestsPerIpPerHour: integer('PACT_RATE_LIMIT_ACCESS', 20, env) }),
-    publicUrl: publicUrl(env.PACT_PUBLIC_URL),
+    publicUrl: publicUrl(env.PACT_PUBLIC_URL, 'PACT_PUBLIC_URL'),
     partitions: Math.max(1, integer('PACT_PARTITIONS', 8, env)),
     replicas: Math.max(1, integer('PACT_REPLICAS', 1, env)),
     journalMaxBytes: Math.max(1, integer('PACT_JOURNAL_MAX_BYTES', DEFAULT_JOURNAL_MAX_BYTES, env)),
@@ -125,11 +134,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 }
 
 /** An http(s) base URL without a trailing slash: the pages and the installer write it into what they serve. */
-function publicUrl(text: string | undefined): string | undefined {
+function publicUrl(text: string | undefined, name: string): string | undefined {
   if (!text) return undefined;
   const url = URL.canParse(text) ? new URL(text) : undefined;
   if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.search || url.hash || /['"\\\s<>`$]/.test(text)) {
-    throw new Error(`PACT_PUBLIC_URL is an http(s) base URL like https://pact.example.com, not "${text}"`);
+    throw new Error(`${name} is an http(s) base URL like https://pact.example.com, not "${text}"`);
   }
   return text.replace(/\/+$/, '');
 }

@@ -31,6 +31,7 @@ try {
   node = await startPactNode(config);
   console.log(`pact using ${node.nats}`);
   console.log(`pact listening on ${node.url} (data in ${config.dataDir}${config.testHooks ? ', test hooks on' : ''})`);
+  console.log(`wallet listening on ${node.walletUrl}`);
   if (config.evaluator.mode === 'sandbox' || config.evaluator.mode === 'stub') {
     console.log(`pact evaluator in ${config.evaluator.mode} mode: disputes are judged by a fixed rule, not a model (README, The evaluator); not for real money`);
   }

@@ -42,6 +42,7 @@ import { inlineVerifier, VerifyPool } from '../protocol/verify-pool.js';
 import { ReadModel } from '../projection/read-model.js';
 import { MockRail } from '../rails/mock/mock-rail.js';
 import { openEvmRails } from '../rails/evm/open-evm-rails.js';
+import { startWalletService } from '../wallet/service.js';
 import type { Rail } from '../rails/rail.js';
 import { openLevel } from '../storage/level.js';
 import { ManualOffsetClock } from './clock.js';
@@ -62,6 +63,8 @@ import { AccessJournal } from '../actors/access-journal.js';
 
 export interface PactNode {
   url: string;
+  /** The credit wallet service's address (its own port). */
+  walletUrl: string;
   /** Which NATS the node uses, and whether it is private. */
   nats: string;
   close(): Promise<void>;
@@ -290,14 +293,17 @@ async function startRoles(config: Config, natsServer: NatsEndpoint): Promise<Pac
   });
   await app.listen({ port: config.port, host: config.host });
   const { port } = app.server.address() as { port: number }; // PACT_PORT=0 picks a free port
+  const wallet = await startWalletService({ port: config.walletPort, host: config.host, publicUrl: config.walletPublicUrl, claimsPerMinute: config.walletClaimsPerMinute, testHooks: config.testHooks }, nats.host, clock);
   void keeper.tick();
   await evaluator.start();
 
   return {
     url: `http://${config.host}:${port}`,
+    walletUrl: wallet.url,
     nats: natsServer.description,
     async close() {
       await evaluator.stop();
+      await wallet.close();
       await app.close();
       keeper.stop();
       clearInterval(linkSweeper);

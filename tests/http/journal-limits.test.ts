@@ -45,7 +45,7 @@ test('a full journal refuses writes with 503 and loses nothing; raising the limi
     const held = (await streamInfo(stack.natsUrl, JOURNAL_STREAM)).state;
     await stack.kill('SIGTERM');
     const shrunk = ServiceProcess.run(process.execPath, ['--import', 'tsx', 'runtime/main.ts'], {
-      PACT_PORT: '0', PACT_DATA_DIR: stack.dataDir, NATS_URL: stack.natsUrl, PACT_JOURNAL_MAX_BYTES: '1000',
+      PACT_PORT: '0', WALLET_PORT: '0', PACT_DATA_DIR: stack.dataDir, NATS_URL: stack.natsUrl, PACT_JOURNAL_MAX_BYTES: '1000',
     });
     assert.is(await shrunk.exited, 1, 'a limit below what the journal holds is refused');
     assert.match(shrunk.output, /would drop its oldest entries/);

@@ -24,7 +24,7 @@ async function withDataDir(run: (dir: string) => Promise<void>): Promise<void> {
   }
 }
 
-const PRIVATE = (dataDir: string) => ({ PACT_PORT: '0', PACT_DATA_DIR: dataDir });
+const PRIVATE = (dataDir: string) => ({ PACT_PORT: '0', WALLET_PORT: '0', PACT_DATA_DIR: dataDir });
 const npmStart = (dataDir: string) => ServiceProcess.run('npm', ['start'], PRIVATE(dataDir));
 /** The service process itself, as `npm start` runs it. */
 const service = (dataDir: string, env: Record<string, string> = PRIVATE(dataDir)) =>
@@ -137,7 +137,7 @@ test('a data directory built from one journal refuses to start against another',
   reapOnExit(other.pid);
   try {
     await stack.kill('SIGTERM');
-    const refused = service(stack.dataDir, { PACT_PORT: '0', PACT_DATA_DIR: stack.dataDir, NATS_URL: other.url });
+    const refused = service(stack.dataDir, { PACT_PORT: '0', WALLET_PORT: '0', PACT_DATA_DIR: stack.dataDir, NATS_URL: other.url });
     assert.is(await refused.exited, 1);
     assert.match(refused.output, /built from the journal .* holds/);
     await stack.startServer(); // its own journal: it starts

@@ -32,7 +32,7 @@ test.after.each(async ({ root, nats }) => {
 });
 
 const serviceOn = (natsUrl: string, dataDir: string, env: Record<string, string> = {}) =>
-  ServiceProcess.run(process.execPath, ['--import', 'tsx', 'runtime/main.ts'], { PACT_PORT: '0', PACT_DATA_DIR: dataDir, NATS_URL: natsUrl, ...env });
+  ServiceProcess.run(process.execPath, ['--import', 'tsx', 'runtime/main.ts'], { PACT_PORT: '0', WALLET_PORT: '0', PACT_DATA_DIR: dataDir, NATS_URL: natsUrl, ...env });
 
 /** Runs the service until it listens or exits; resolves to its exit code (0 after a SIGTERM once listening). */
 async function outcome(service: ServiceProcess): Promise<number | null> {

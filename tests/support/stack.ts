@@ -25,6 +25,7 @@ export class Stack {
   private log = '';
   /** 0 until the first start, where the server picks a free port; restarts keep that port. */
   private port = 0;
+  private walletPort = 0;
   private pactClient: PactClient | undefined;
 
   private constructor(
@@ -73,6 +74,11 @@ export class Stack {
     return this.client.baseUrl;
   }
 
+  /** The credit wallet service of this stack (its own port). */
+  get walletUrl(): string {
+    return `http://127.0.0.1:${this.walletPort}`;
+  }
+
   /** The pid of the running service process (the bench reads its CPU time and memory from /proc). */
   get serverPid(): number | undefined {
     return this.child?.pid;
@@ -86,6 +92,7 @@ export class Stack {
         ...process.env,
         ...SERVICE_ENV,
         PACT_PORT: String(this.port),
+        WALLET_PORT: String(this.walletPort),
         PACT_DATA_DIR: this.dataDir,
         NATS_URL: this.natsUrl,
         PACT_TEST_HOOKS: '1',
@@ -104,8 +111,10 @@ export class Stack {
       const onData = (chunk: Buffer) => {
         this.log += chunk.toString();
         const listening = /pact listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(this.log);
-        if (!listening) return;
+        const wallet = /wallet listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(this.log);
+        if (!listening || !wallet) return;
         this.port = Number(listening[1]);
+        this.walletPort = Number(wallet[1]);
         done();
       };
       child.stdout!.on('data', onData);

@@ -1,0 +1,130 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { Stack } from '../support/stack.js';
+
+// The credit wallet service's first routes over HTTP, against the process `npm start` runs: a wallet with its
+// one-time pairing, the claim for the access token, bearer reads, idempotent creation.
+
+const test = suite<{ stack: Stack }>('wallets over HTTP');
+
+test.before(async (context) => {
+  context.stack = await Stack.start();
+});
+test.after(async ({ stack }) => {
+  await stack.stop();
+});
+
+async function call(stack: Stack, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+  const response = await fetch(`${stack.walletUrl}${path}`, {
+    method,
+    headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: response.status, body: (await response.json()) as any, headers: response.headers };
+}
+
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+const ZERO = { amount: '0', asset: 'USD' };
+
+test('a wallet starts pending with zero balance and a one-time pairing; claiming it gives the access token, once', async ({ stack }) => {
+  const created = await call(stack, 'POST', '/v1/wallets', { label: 'research agent', ownerEmail: 'owner@example.com' });
+  assert.is(created.status, 201, JSON.stringify(created.body));
+  const { wallet, pairing } = created.body;
+  assert.match(wallet.id, /^w_[1-9A-HJ-NP-Za-km-z]{20,}$/);
+  assert.is(wallet.status, 'pending_pairing');
+  assert.equal([wallet.balance, wallet.held, wallet.available], [ZERO, ZERO, ZERO]);
+  assert.match(pairing.id, /^pr_/);
+  assert.match(pairing.token, /^wpt_[A-Za-z0-9_-]{43}$/);
+  assert.match(pairing.code, /^[A-HJ-NP-Z2-9]{4}-[A-HJ-NP-Z2-9]{4}$/);
+  assert.ok(Date.parse(pairing.expiresAt) > Date.now() + 14 * 60_000);
+  assert.match(pairing.claimUrl, /\/v1\/pairings\/claim$/);
+
+  const claimed = await call(stack, 'POST', '/v1/pairings/claim', { token: pairing.token });
+  assert.is(claimed.status, 200, JSON.stringify(claimed.body));
+  assert.is(claimed.body.tokenType, 'Bearer');
+  assert.match(claimed.body.accessToken, /^wk_[A-Za-z0-9_-]{43}$/);
+  assert.is(claimed.body.wallet.status, 'active');
+
+  const again = await call(stack, 'POST', '/v1/pairings/claim', { token: pairing.token });
+  assert.is(again.status, 409);
+  assert.is(again.body.error, 'pairing_used');
+  const byCode = await call(stack, 'POST', '/v1/pairings/claim', { code: pairing.code.toLowerCase() });
+  assert.is(byCode.status, 409);
+
+  const read = await call(stack, 'GET', `/v1/wallets/${wallet.id}`, undefined, bearer(claimed.body.accessToken));
+  assert.is(read.status, 200);
+  assert.equal(read.body.wallet, { ...claimed.body.wallet });
+  const me = await call(stack, 'GET', '/v1/me', undefined, bearer(claimed.body.accessToken));
+  assert.is(me.status, 200);
+  assert.is(me.body.wallet.id, wallet.id);
+  assert.equal(me.body.ledger, { items: [], nextCursor: null });
+});
+
+test('a pairing code claims like the token (any case, with or without its dash); unknown is 404', async ({ stack }) => {
+  const { pairing } = (await call(stack, 'POST', '/v1/wallets', {})).body;
+  const unknown = await call(stack, 'POST', '/v1/pairings/claim', { code: 'AAAA-AAAA' });
+  assert.is(unknown.status, 404);
+  assert.is(unknown.body.error, 'not_found');
+  const claimed = await call(stack, 'POST', '/v1/pairings/claim', { code: ` ${pairing.code.replace('-', '').toLowerCase()} ` });
+  assert.is(claimed.status, 200, JSON.stringify(claimed.body));
+});
+
+test('ten claims of one pairing at once: one access token, nine 409 pairing_used, and only that token opens the wallet', async ({ stack }) => {
+  const { wallet, pairing } = (await call(stack, 'POST', '/v1/wallets')).body;
+  const claims = await Promise.all(Array.from({ length: 10 }, () => call(stack, 'POST', '/v1/pairings/claim', { token: pairing.token })));
+  assert.equal(claims.map((c) => c.status).sort(), [200, 409, 409, 409, 409, 409, 409, 409, 409, 409], JSON.stringify(claims.map((c) => c.body)));
+  const winner = claims.find((c) => c.status === 200)!.body.accessToken;
+  assert.is((await call(stack, 'GET', `/v1/wallets/${wallet.id}`, undefined, bearer(winner))).status, 200);
+});
+
+test('an expired pairing is 410 pairing_expired', async ({ stack }) => {
+  const { pairing } = (await call(stack, 'POST', '/v1/wallets')).body;
+  const moved = await call(stack, 'POST', '/__test/clock', { advanceMs: 16 * 60_000 });
+  assert.is(moved.status, 200);
+  const late = await call(stack, 'POST', '/v1/pairings/claim', { token: pairing.token });
+  assert.is(late.status, 410);
+  assert.is(late.body.error, 'pairing_expired');
+});
+
+test('bearer routes: no token or an unknown one is 401, another wallet’s id is 403', async ({ stack }) => {
+  const first = (await call(stack, 'POST', '/v1/wallets')).body;
+  const second = (await call(stack, 'POST', '/v1/wallets')).body;
+  const { accessToken } = (await call(stack, 'POST', '/v1/pairings/claim', { token: first.pairing.token })).body;
+  assert.is((await call(stack, 'GET', `/v1/wallets/${first.wallet.id}`)).status, 401);
+  assert.is((await call(stack, 'GET', `/v1/wallets/${first.wallet.id}`, undefined, bearer(`wk_${'A'.repeat(43)}`))).body.error, 'unauthorized');
+  assert.is((await call(stack, 'GET', '/v1/me', undefined, bearer(first.pairing.token))).status, 401); // a pairing token opens nothing
+  const other = await call(stack, 'GET', `/v1/wallets/${second.wallet.id}`, undefined, bearer(accessToken));
+  assert.is(other.status, 403);
+  assert.is(other.body.error, 'forbidden');
+});
+
+test('Idempotency-Key: a retry gets the first response (pairing included), another body 422, malformed input 400', async ({ stack }) => {
+  const key = { 'idempotency-key': `create-${Date.now()}` };
+  const first = await call(stack, 'POST', '/v1/wallets', { label: 'once' }, key);
+  assert.is(first.status, 201);
+  const replay = await call(stack, 'POST', '/v1/wallets', { label: 'once' }, key);
+  assert.is(replay.status, 201);
+  assert.is(replay.headers.get('idempotent-replayed'), 'true');
+  assert.equal(replay.body, first.body);
+  const reused = await call(stack, 'POST', '/v1/wallets', { label: 'twice' }, key);
+  assert.is(reused.status, 422);
+  assert.is(reused.body.error, 'idempotency_key_reused');
+  for (const body of [{ label: 7 }, { unknown: true }, { ownerEmail: 'not an email' }, [1]]) {
+    const refused = await call(stack, 'POST', '/v1/wallets', body);
+    assert.is(refused.status, 400, JSON.stringify(body));
+    assert.is(refused.body.error, 'invalid_request');
+  }
+  const both = await call(stack, 'POST', '/v1/pairings/claim', { token: 'x', code: 'y' });
+  assert.is(both.status, 400);
+});
+
+test('the OpenAPI document: title Wallet, version 0.5.0, the routes built', async ({ stack }) => {
+  const { body } = await call(stack, 'GET', '/openapi.json');
+  assert.is(body.openapi, '3.1.0');
+  assert.equal(body.info.title, 'Wallet');
+  assert.equal(body.info.version, '0.5.0');
+  for (const path of ['/v1/wallets', '/v1/wallets/{id}', '/v1/me', '/v1/pairings/claim']) assert.ok(body.paths[path], path);
+  assert.not.ok(body.paths['/__test/clock']);
+});
+
+test.run();

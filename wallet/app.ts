@@ -1,0 +1,62 @@
+import rateLimit from '@fastify/rate-limit';
+import swagger from '@fastify/swagger';
+import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import type { ManualOffsetClock } from '../runtime/clock.js';
+import { walletError } from './errors.js';
+import { sendWalletError } from './reply.js';
+import { registerPairingRoutes, type PairingRouteDeps } from './routes/pairings.js';
+import { registerWalletRoutes, type WalletRouteDeps } from './routes/wallets.js';
+
+/** The OpenAPI document's title and version (WALLET-DECISIONS.md). */
+export const WALLET_API = { title: 'Wallet', version: '0.5.0' } as const;
+
+export interface WalletAppDeps extends WalletRouteDeps, Omit<PairingRouteDeps, 'clock'> {
+  /** Test hooks: `POST /__test/clock` moves the process's one clock (the escrow's too). */
+  testClock: ManualOffsetClock | undefined;
+}
+
+/** The wallet service's HTTP face, on its own port: routes, its error shape, its OpenAPI document. */
+export async function buildWalletApp(deps: WalletAppDeps): Promise<FastifyInstance> {
+  const app = Fastify({ logger: false, bodyLimit: 64 * 1024, ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false } } });
+  installWalletErrors(app);
+  await app.register(rateLimit, {
+    global: false,
+    errorResponseBuilder: (_request, context) => ({ statusCode: 429, error: 'rate_limited', message: `more than ${context.max} requests a minute from this address; retry in ${context.after}`, retryAfter: Math.ceil(context.ttl / 1000) }),
+  });
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { ...WALLET_API, description: 'Prepaid credit for agents: wallets, pairing, checkout, the usage ledger and reservations. Every refusal is `{ error, message, ...details }`.' },
+      components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } } },
+    },
+    transform: ({ schema, url }) => ({ schema: url.startsWith('/__test') ? { ...schema, hide: true } : schema, url }),
+  });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  registerWalletRoutes(app, deps);
+  registerPairingRoutes(app, { ...deps, clock: deps.clock });
+  if (deps.testClock) registerWalletTestClock(app, deps.testClock);
+  return app;
+}
+
+function installWalletErrors(app: FastifyInstance): void {
+  app.setNotFoundHandler((request, reply) => sendWalletError(reply, walletError('not_found', `no route ${request.method} ${request.url.split('?')[0]}`)));
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (error.validation) {
+      const first = error.validation[0];
+      return sendWalletError(reply, walletError('invalid_request', `${error.validationContext ?? 'body'}${first?.instancePath ?? ''} ${first?.message ?? 'is invalid'}`));
+    }
+    if (error.statusCode === 429) return sendWalletError(reply, walletError('rate_limited', error.message, { retryAfter: (error as unknown as { retryAfter?: number }).retryAfter ?? 60 }));
+    if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) return sendWalletError(reply, walletError('invalid_request', error.message));
+    console.error(`wallet: unexpected error on ${request.method} ${request.url.split('?')[0]}:`, error.stack ?? String(error));
+    return sendWalletError(reply, walletError('internal_error', 'something went wrong on our side'));
+  });
+}
+
+function registerWalletTestClock(app: FastifyInstance, clock: ManualOffsetClock): void {
+  const body = { type: 'object', additionalProperties: false, properties: { advanceMs: { type: 'integer', minimum: 0 }, set: { type: 'integer', minimum: 0 } } } as const;
+  app.post<{ Body: { advanceMs?: number; set?: number } }>('/__test/clock', { schema: { body } }, async (request) => {
+    if (request.body.set !== undefined) clock.set(request.body.set);
+    if (request.body.advanceMs !== undefined) clock.advance(request.body.advanceMs);
+    return { now: clock.now() };
+  });
+}

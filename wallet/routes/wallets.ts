@@ -1,0 +1,87 @@
+import type { FastifyInstance } from 'fastify';
+import type { Wallet } from '../../machines/wallet/types.js';
+import type { Clock } from '../../runtime/clock.js';
+import { walletOfBearer } from '../auth.js';
+import { walletError } from '../errors.js';
+import type { IdempotencyStore } from '../idempotency.js';
+import { idempotently } from '../idempotent-route.js';
+import { sendWalletError } from '../reply.js';
+import { newId, newPairingCode, newPairingToken, normalisedCode, sha256Hex } from '../secrets.js';
+import type { TokenIndex } from '../token-index.js';
+import { isoTime, usd, walletView } from '../views.js';
+import type { WalletDesk } from '../wallet-desk.js';
+
+export interface WalletRouteDeps {
+  desk: WalletDesk;
+  tokens: TokenIndex;
+  idempotency: IdempotencyStore;
+  clock: Clock;
+  /** The base address this service names in the URLs it hands out. */
+  baseOf: (host: string | undefined) => string;
+}
+
+/** A pairing's token and code are good this long. */
+export const PAIRING_TTL_MS = 15 * 60_000;
+
+const createBody = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { label: { type: 'string', minLength: 1, maxLength: 100 }, ownerEmail: { type: 'string', format: 'email', maxLength: 254 } },
+} as const;
+
+/** The codes a pairing is claimed with: the token, and the code as a person types it. */
+export const pairingCodeHash = (code: string) => sha256Hex(`code:${normalisedCode(code)}`);
+
+/**
+ * `POST /v1/wallets` (a zero-balance wallet and its one-time pairing), `GET /v1/wallets/{id}` and `GET /v1/me`
+ * (bearer: the wallet's own access token).
+ */
+export function registerWalletRoutes(app: FastifyInstance, deps: WalletRouteDeps): void {
+  const { desk, tokens, idempotency, clock } = deps;
+  // Every field is optional, so is the body: none is `{}`.
+  const noBodyIsEmpty = async (request: { body: unknown }) => void (request.body ??= {});
+  app.post<{ Body: { label?: string; ownerEmail?: string } | undefined }>('/v1/wallets', { preValidation: noBodyIsEmpty, schema: { operationId: 'createWallet', body: createBody } }, (request, reply) =>
+    idempotently(idempotency, `ip:${request.ip}`, request, reply, async () => {
+      const now = clock.now();
+      const [token, code] = [newPairingToken(), newPairingCode()];
+      const wallet: Wallet = {
+        id: newId('w'),
+        status: 'pending_pairing',
+        label: request.body?.label ?? null,
+        ownerEmail: request.body?.ownerEmail ?? null,
+        balance: '0',
+        held: '0',
+        pairing: { id: newId('pr'), expiresAt: now + PAIRING_TTL_MS, claimedAt: null },
+        accessTokenHash: null,
+        createdAt: now,
+        updatedAt: now,
+        version: 1,
+      };
+      await tokens.add({ tokenHash: sha256Hex(token), walletId: wallet.id, kind: 'pairing' });
+      await tokens.add({ tokenHash: pairingCodeHash(code), walletId: wallet.id, kind: 'pairing_code' });
+      await desk.create(wallet);
+      const claimUrl = `${deps.baseOf(request.headers.host)}/v1/pairings/claim`;
+      const pairing = { id: wallet.pairing.id, token, code, expiresAt: isoTime(wallet.pairing.expiresAt), claimUrl };
+      return { status: 201, body: { wallet: walletView(wallet), pairing } };
+    }),
+  );
+
+  app.get<{ Params: { id: string } }>('/v1/wallets/:id', { schema: { operationId: 'getWallet' } }, async (request, reply) => {
+    const opened = await walletOfBearer(request, tokens, desk);
+    if ('error' in opened) return sendWalletError(reply, opened.error);
+    if (opened.wallet.id !== request.params.id) return sendWalletError(reply, walletError('forbidden', 'this token opens another wallet'));
+    return { wallet: walletView(opened.wallet) };
+  });
+
+  app.get('/v1/me', { schema: { operationId: 'getWalletOverview' } }, async (request, reply) => {
+    const opened = await walletOfBearer(request, tokens, desk);
+    if ('error' in opened) return sendWalletError(reply, opened.error);
+    // Funding, usage and the ledger fill with checkout, executions and reservations (not built yet): none happened.
+    return {
+      wallet: walletView(opened.wallet),
+      funding: { totalFunded: usd(0n), lastFundedAt: null, checkouts: [] },
+      usage: { totalSpent: usd(0n), executions: 0, openReservations: 0 },
+      ledger: { items: [], nextCursor: null },
+    };
+  });
+}

@@ -1,0 +1,51 @@
+import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
+import { ExpectedSequenceMismatch, messageObject, StreamJournal, streamMessage } from '../actors/stream-journal.js';
+import { WALLET_TOKENS_STREAM, walletTokenSubject } from '../actors/subjects.js';
+
+/** What a one-time or access token opens: the wallet, and which kind of token it is. */
+export interface TokenRecord {
+  tokenHash: string;
+  walletId: string;
+  kind: 'pairing' | 'pairing_code' | 'access';
+}
+
+function decodeToken(data: Uint8Array, subject: string): TokenRecord | undefined {
+  const value = messageObject<TokenRecord>(data);
+  const wellShaped = value !== undefined && typeof value.tokenHash === 'string' && typeof value.walletId === 'string' && walletTokenSubject(value.tokenHash) === subject;
+  return wellShaped ? (value as TokenRecord) : undefined;
+}
+
+/**
+ * Which wallet a token's SHA-256 opens (`PACT_WALLET_TOKENS`, a subject per hash, written once): the tokens
+ * themselves are never stored. Whether a token is still good is the wallet's to say (its pairing, its access hash).
+ */
+export class TokenIndex extends StreamJournal<TokenRecord> {
+  private readonly known = new Map<string, TokenRecord>();
+
+  constructor(
+    js: JetStreamClient,
+    private readonly manager: JetStreamManager,
+  ) {
+    super(js, manager, { stream: WALLET_TOKENS_STREAM, subjectOf: walletTokenSubject, idOf: (record) => record.tokenHash, messageIdOf: (record) => walletTokenSubject(record.tokenHash), decode: decodeToken });
+  }
+
+  /** Records `record`; a hash already taken (by chance, never in practice) is refused. */
+  async add(record: TokenRecord): Promise<void> {
+    try {
+      await this.append(record, 0);
+    } catch (error) {
+      if (error instanceof ExpectedSequenceMismatch) throw new Error('a token hash is taken already');
+      throw error;
+    }
+    this.known.set(record.tokenHash, record);
+  }
+
+  async lookup(tokenHash: string): Promise<TokenRecord | undefined> {
+    const known = this.known.get(tokenHash);
+    if (known) return known;
+    const message = await streamMessage(this.manager, WALLET_TOKENS_STREAM, { last_by_subj: walletTokenSubject(tokenHash) });
+    const record = message ? decodeToken(message.data, message.subject) : undefined;
+    if (record) this.known.set(tokenHash, record);
+    return record;
+  }
+}
