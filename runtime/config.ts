@@ -18,6 +18,8 @@ export interface Config {
   walletPublicUrl: string | undefined;
   /** WALLET_RATE_LIMIT_CLAIMS: pairing claims per minute per IP (0 off). */
   walletClaimsPerMinute: number;
+  /** WALLET_CHECKOUT_RAILS: the rails a checkout page pays with (comma-separated; `mock` credits for nothing: development only). */
+  walletCheckoutRails: string[];
   dataDir: string;
   /** NATS_URL: one server or several, comma-separated; unset, the node runs a private nats-server. */
   natsUrl: string | undefined;
@@ -86,6 +88,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     walletPort: integer('WALLET_PORT', 8403, env),
     walletPublicUrl: publicUrl(env.WALLET_PUBLIC_URL, 'WALLET_PUBLIC_URL'),
     walletClaimsPerMinute: integer('WALLET_RATE_LIMIT_CLAIMS', 30, env),
+    walletCheckoutRails: (env.WALLET_CHECKOUT_RAILS ?? 'mock').split(',').map((rail) => rail.trim()).filter(Boolean),
     dataDir: resolve(env.PACT_DATA_DIR || './data'),
     natsUrl: env.NATS_URL || undefined,
     natsCredentialsFile: env.PACT_NATS_CREDENTIALS || undefined,

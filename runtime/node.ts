@@ -61,6 +61,12 @@ import { pendingParties } from '../access/pending.js';
 import { AccessJournal } from '../actors/access-journal.js';
 
 
+/** The rails a checkout page pays with: only the mock rail can pay from a page today (the others need a payer's wallet). */
+function checkoutRails(names: string[], rails: ReadonlyMap<string, Rail>): ReadonlyMap<string, Rail> {
+  for (const name of names) if (name !== 'mock') throw new Error(`WALLET_CHECKOUT_RAILS: a checkout page cannot pay with ${name} yet (only mock)`);
+  return new Map(names.map((name) => [name, rails.get(name)!]));
+}
+
 export interface PactNode {
   url: string;
   /** The credit wallet service's address (its own port). */
@@ -293,7 +299,7 @@ async function startRoles(config: Config, natsServer: NatsEndpoint): Promise<Pac
   });
   await app.listen({ port: config.port, host: config.host });
   const { port } = app.server.address() as { port: number }; // PACT_PORT=0 picks a free port
-  const wallet = await startWalletService({ port: config.walletPort, host: config.host, publicUrl: config.walletPublicUrl, claimsPerMinute: config.walletClaimsPerMinute, testHooks: config.testHooks }, nats.host, clock);
+  const wallet = await startWalletService({ port: config.walletPort, host: config.host, publicUrl: config.walletPublicUrl, claimsPerMinute: config.walletClaimsPerMinute, testHooks: config.testHooks }, nats.host, clock, checkoutRails(config.walletCheckoutRails, rails));
   void keeper.tick();
   await evaluator.start();
 

@@ -4,13 +4,14 @@ import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import type { ManualOffsetClock } from '../runtime/clock.js';
 import { walletError } from './errors.js';
 import { sendWalletError } from './reply.js';
+import { registerCheckoutRoutes, type CheckoutRouteDeps } from './routes/checkout.js';
 import { registerPairingRoutes, type PairingRouteDeps } from './routes/pairings.js';
 import { registerWalletRoutes, type WalletRouteDeps } from './routes/wallets.js';
 
 /** The OpenAPI document's title and version (WALLET-DECISIONS.md). */
 export const WALLET_API = { title: 'Wallet', version: '0.5.0' } as const;
 
-export interface WalletAppDeps extends WalletRouteDeps, Omit<PairingRouteDeps, 'clock'> {
+export interface WalletAppDeps extends WalletRouteDeps, CheckoutRouteDeps, Omit<PairingRouteDeps, 'clock'> {
   /** Test hooks: `POST /__test/clock` moves the process's one clock (the escrow's too). */
   testClock: ManualOffsetClock | undefined;
 }
@@ -19,6 +20,8 @@ export interface WalletAppDeps extends WalletRouteDeps, Omit<PairingRouteDeps, '
 export async function buildWalletApp(deps: WalletAppDeps): Promise<FastifyInstance> {
   const app = Fastify({ logger: false, bodyLimit: 64 * 1024, ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false } } });
   installWalletErrors(app);
+  // The checkout page's form posts `rail=…` as a browser does.
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 4096 }, (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))));
   await app.register(rateLimit, {
     global: false,
     errorResponseBuilder: (_request, context) => ({ statusCode: 429, error: 'rate_limited', message: `more than ${context.max} requests a minute from this address; retry in ${context.after}`, retryAfter: Math.ceil(context.ttl / 1000) }),
@@ -34,6 +37,7 @@ export async function buildWalletApp(deps: WalletAppDeps): Promise<FastifyInstan
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   registerWalletRoutes(app, deps);
   registerPairingRoutes(app, { ...deps, clock: deps.clock });
+  registerCheckoutRoutes(app, deps);
   if (deps.testClock) registerWalletTestClock(app, deps.testClock);
   return app;
 }

@@ -1,5 +1,6 @@
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import type { FastifyInstance } from 'fastify';
+import type { Rail } from '../rails/rail.js';
 import type { ManualOffsetClock } from '../runtime/clock.js';
 import { buildWalletApp } from './app.js';
 import { IdempotencyStore } from './idempotency.js';
@@ -22,13 +23,19 @@ export interface WalletService {
 }
 
 /** The credit wallet service beside the escrow: its own port, the same NATS (the host role's connection) and clock. */
-export async function startWalletService(settings: WalletServiceSettings, nats: { js: JetStreamClient; jsm: JetStreamManager }, clock: ManualOffsetClock): Promise<WalletService> {
+export async function startWalletService(
+  settings: WalletServiceSettings,
+  nats: { js: JetStreamClient; jsm: JetStreamManager },
+  clock: ManualOffsetClock,
+  checkoutRails: ReadonlyMap<string, Rail>,
+): Promise<WalletService> {
   const desk = new WalletDesk(new WalletJournal(nats.js, nats.jsm), clock);
   const app: FastifyInstance = await buildWalletApp({
     desk,
     tokens: new TokenIndex(nats.js, nats.jsm),
     idempotency: new IdempotencyStore(nats.js, nats.jsm, () => clock.now()),
     clock,
+    checkoutRails,
     claimsPerMinute: settings.claimsPerMinute,
     baseOf: (host) => settings.publicUrl ?? `http://${host ?? `${settings.host}:${settings.port}`}`,
     testClock: settings.testHooks ? clock : undefined,

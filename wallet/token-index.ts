@@ -2,11 +2,11 @@ import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import { ExpectedSequenceMismatch, messageObject, StreamJournal, streamMessage } from '../actors/stream-journal.js';
 import { WALLET_TOKENS_STREAM, walletTokenSubject } from '../actors/subjects.js';
 
-/** What a one-time or access token opens: the wallet, and which kind of token it is. */
+/** What a one-time or access token (or a checkout's id) opens: the wallet, and which kind of token it is. */
 export interface TokenRecord {
   tokenHash: string;
   walletId: string;
-  kind: 'pairing' | 'pairing_code' | 'access';
+  kind: 'pairing' | 'pairing_code' | 'access' | 'checkout';
 }
 
 function decodeToken(data: Uint8Array, subject: string): TokenRecord | undefined {

@@ -64,6 +64,11 @@ export class WalletDesk {
     });
   }
 
+  /** Every event of the wallet, oldest first, as its journal holds them (the ledger is read from them). */
+  async history(walletId: string): Promise<WalletEntry[]> {
+    return (await this.journal.entriesAfter(walletId, 0)).map(({ value }) => value);
+  }
+
   /** Decides on the wallet's newest state and records the event; a lost compare-and-set decides again. */
   change(walletId: string, decide: WalletDecision): Promise<WalletOutcome> {
     const actor = this.actorOf(walletId);

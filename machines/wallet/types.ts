@@ -9,6 +9,46 @@ export interface Pairing {
   claimedAt: number | null;
 }
 
+/** A hosted checkout that tops the wallet up once paid (WALLET-DECISIONS.md, Checkout). */
+export interface Checkout {
+  id: string;
+  amount: string;
+  /** `expired` is never stored: an open checkout past `expiresAt` reads as expired and can no longer be paid. */
+  status: 'open' | 'completed';
+  createdAt: number;
+  expiresAt: number;
+  completedAt: number | null;
+  successUrl: string | null;
+  cancelUrl: string | null;
+  /** The rail that paid it and the rail's reference. */
+  paidWith: { rail: string; ref: string } | null;
+}
+
+/** One leg of a ledger transaction: an account and a signed micro-USD amount. */
+export interface LedgerLeg {
+  account: string;
+  amount: string;
+}
+
+/** A double-entry transaction: its legs sum to zero. */
+export interface LedgerTransaction {
+  id: string;
+  legs: LedgerLeg[];
+}
+
+/** What the owner sees of a transaction on the wallet (WALLET-DECISIONS.md, Wallet, balances, ledger). */
+export interface LedgerEntry {
+  id: string;
+  type: 'topup' | 'hold' | 'hold_release' | 'debit' | 'credit' | 'refund' | 'adjustment';
+  /** Signed: a leading `-` for what leaves the wallet. */
+  amount: string;
+  balanceAfter: string;
+  availableAfter: string;
+  reference: { kind: string; id: string };
+  transactionId: string;
+  createdAt: number;
+}
+
 /** A wallet as its actor holds it. Amounts are micro-USD integer strings; times are milliseconds. */
 export interface Wallet {
   id: string;
@@ -21,6 +61,7 @@ export interface Wallet {
   pairing: Pairing;
   /** SHA-256 (hex) of the access token the pairing issued: the one bearer this wallet answers to. */
   accessTokenHash: string | null;
+  checkouts: Record<string, Checkout>;
   createdAt: number;
   updatedAt: number;
   /** Entries applied: every journal entry of the wallet increments it. */

@@ -15,6 +15,7 @@ const fresh = (): Wallet => ({
   held: '0',
   pairing: { id: 'pr_test', expiresAt: T0 + 900_000, claimedAt: null },
   accessTokenHash: null,
+  checkouts: {},
   createdAt: T0,
   updatedAt: T0,
   version: 1,
@@ -40,6 +41,29 @@ test('paired, within the pairing’s time, makes it active with the access hash,
 test('paired is refused at or after expiry, and for another pairing', () => {
   assert.is(evolve(fresh(), paired(T0 + 900_000)), undefined);
   assert.is(evolve(fresh(), paired(T0 + 1_000, 'pr_other')), undefined);
+});
+
+const checkout = { id: 'co_test', amount: '5000000', status: 'open' as const, createdAt: T0, expiresAt: T0 + 1_800_000, completedAt: null, successUrl: null, cancelUrl: null, paidWith: null };
+const activeWallet = () => evolve(evolve(fresh(), paired(T0 + 1))!, { type: 'checkoutOpened', at: T0 + 2, checkout })!;
+const payment = (at: number, credit = '5000000', legs = [{ account: 'system:funding', amount: `-${credit}` }, { account: 'wallet:w_test:available', amount: credit }]) => ({
+  type: 'checkoutPaid' as const,
+  at,
+  checkoutId: 'co_test',
+  rail: 'mock',
+  ref: 'mock_1',
+  transaction: { id: 'tx_1', legs },
+  entry: { id: 'le_1', type: 'topup' as const, amount: credit, balanceAfter: credit, availableAfter: credit, reference: { kind: 'checkout', id: 'co_test' }, transactionId: 'tx_1', createdAt: at },
+});
+
+test('a paid checkout credits its amount once, before it expires, with a balanced transaction', () => {
+  const credited = evolve(activeWallet(), payment(T0 + 10))!;
+  assert.is(credited.balance, '5000000');
+  assert.is(credited.checkouts.co_test!.status, 'completed');
+  assert.is(evolve(credited, payment(T0 + 11)), undefined); // once
+  assert.is(evolve(activeWallet(), payment(T0 + 1_800_000)), undefined); // expired
+  assert.is(evolve(activeWallet(), payment(T0 + 10, '6000000')), undefined); // not the checkout's amount
+  assert.is(evolve(activeWallet(), payment(T0 + 10, '5000000', [{ account: 'wallet:w_test:available', amount: '5000000' }])), undefined); // unbalanced
+  assert.is(evolve(fresh(), { type: 'checkoutOpened', at: T0, checkout }), undefined); // a pending wallet opens none
 });
 
 test.run();

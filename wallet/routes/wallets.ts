@@ -9,6 +9,8 @@ import { sendWalletError } from '../reply.js';
 import { newId, newPairingCode, newPairingToken, normalisedCode, sha256Hex } from '../secrets.js';
 import type { TokenIndex } from '../token-index.js';
 import { isoTime, usd, walletView } from '../views.js';
+import { entryView, ledgerEntries } from '../ledger.js';
+import { checkoutView } from './checkout.js';
 import type { WalletDesk } from '../wallet-desk.js';
 
 export interface WalletRouteDeps {
@@ -28,6 +30,19 @@ const createBody = {
   additionalProperties: false,
   properties: { label: { type: 'string', minLength: 1, maxLength: 100 }, ownerEmail: { type: 'string', format: 'email', maxLength: 254 } },
 } as const;
+
+const pageQuery = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { limit: { type: 'string', pattern: '^(100|[1-9][0-9]?)$' }, cursor: { type: 'string', maxLength: 40 } },
+} as const;
+
+/** A ledger cursor: opaque to clients, the wallet version of the last entry given. */
+const cursorOf = (version: number) => Buffer.from(`v${version}`).toString('base64url');
+function cursorVersion(cursor: string): number | undefined {
+  const match = /^v([1-9][0-9]{0,14})$/.exec(Buffer.from(cursor, 'base64url').toString());
+  return match ? Number(match[1]) : undefined;
+}
 
 /** The codes a pairing is claimed with: the token, and the code as a person types it. */
 export const pairingCodeHash = (code: string) => sha256Hex(`code:${normalisedCode(code)}`);
@@ -53,6 +68,7 @@ export function registerWalletRoutes(app: FastifyInstance, deps: WalletRouteDeps
         held: '0',
         pairing: { id: newId('pr'), expiresAt: now + PAIRING_TTL_MS, claimedAt: null },
         accessTokenHash: null,
+        checkouts: {},
         createdAt: now,
         updatedAt: now,
         version: 1,
@@ -73,15 +89,27 @@ export function registerWalletRoutes(app: FastifyInstance, deps: WalletRouteDeps
     return { wallet: walletView(opened.wallet) };
   });
 
-  app.get('/v1/me', { schema: { operationId: 'getWalletOverview' } }, async (request, reply) => {
+  app.get<{ Querystring: { limit?: string; cursor?: string } }>('/v1/me', { schema: { operationId: 'getWalletOverview', querystring: pageQuery } }, async (request, reply) => {
     const opened = await walletOfBearer(request, tokens, desk);
     if ('error' in opened) return sendWalletError(reply, opened.error);
-    // Funding, usage and the ledger fill with checkout, executions and reservations (not built yet): none happened.
+    const { wallet } = opened;
+    const limit = request.query.limit === undefined ? 20 : Number(request.query.limit);
+    const before = request.query.cursor === undefined ? Infinity : cursorVersion(request.query.cursor);
+    if (before === undefined) return sendWalletError(reply, walletError('invalid_request', 'cursor is not one this service gave', { field: 'cursor' }));
+    const entries = ledgerEntries(await desk.history(wallet.id)).filter(({ version }) => version < before);
+    const page = entries.slice(0, limit);
+    const completed = Object.values(wallet.checkouts).filter((checkout) => checkout.completedAt !== null);
+    const base = deps.baseOf(request.headers.host);
     return {
-      wallet: walletView(opened.wallet),
-      funding: { totalFunded: usd(0n), lastFundedAt: null, checkouts: [] },
+      wallet: walletView(wallet),
+      funding: {
+        totalFunded: usd(completed.reduce((sum, checkout) => sum + BigInt(checkout.amount), 0n)),
+        lastFundedAt: completed.length === 0 ? null : isoTime(Math.max(...completed.map((checkout) => checkout.completedAt!))),
+        checkouts: Object.values(wallet.checkouts).reverse().map((checkout) => checkoutView(checkout, wallet.id, base, clock.now())),
+      },
+      // Executions and reservations are not built yet: nothing has been spent or reserved.
       usage: { totalSpent: usd(0n), executions: 0, openReservations: 0 },
-      ledger: { items: [], nextCursor: null },
+      ledger: { items: page.map(({ entry }) => entryView(entry)), nextCursor: entries.length > limit ? cursorOf(page.at(-1)!.version) : null },
     };
   });
 }

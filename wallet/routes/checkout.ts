@@ -1,0 +1,163 @@
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { WalletEvent } from '../../machines/wallet/events.js';
+import type { Checkout, Wallet } from '../../machines/wallet/types.js';
+import type { Rail } from '../../rails/rail.js';
+import type { Clock } from '../../runtime/clock.js';
+import { escapeHtml } from '../../gateway/html.js';
+import { walletOfBearer } from '../auth.js';
+import { statusOfWalletError, walletError, type WalletError } from '../errors.js';
+import { RailError } from '../../rails/rail.js';
+import type { IdempotencyStore } from '../idempotency.js';
+import { idempotently } from '../idempotent-route.js';
+import { topupOf } from '../ledger.js';
+import { sendWalletError } from '../reply.js';
+import { newId, sha256Hex } from '../secrets.js';
+import type { TokenIndex } from '../token-index.js';
+import { isoTime, usd } from '../views.js';
+import type { WalletDesk } from '../wallet-desk.js';
+
+export interface CheckoutRouteDeps {
+  desk: WalletDesk;
+  tokens: TokenIndex;
+  idempotency: IdempotencyStore;
+  clock: Clock;
+  baseOf: (host: string | undefined) => string;
+  /** The rails a checkout page can pay with (the escrow's rail code): `mock` in development. */
+  checkoutRails: ReadonlyMap<string, Rail>;
+}
+
+export const CHECKOUT_TTL_MS = 30 * 60_000;
+const MIN_MICRO_USD = 1_000_000n;
+const MAX_MICRO_USD = 500_000_000n;
+
+const url = { type: 'string', minLength: 1, maxLength: 2048, pattern: '^https?://' } as const;
+const checkoutBody = {
+  type: 'object',
+  required: ['amount'],
+  additionalProperties: false,
+  properties: {
+    amount: {
+      type: 'object',
+      required: ['amount', 'asset'],
+      additionalProperties: false,
+      properties: { amount: { type: 'string', pattern: '^(0|[1-9][0-9]{0,29})$' }, asset: { const: 'USD' } },
+    },
+    successUrl: url,
+    cancelUrl: url,
+  },
+} as const;
+
+type CheckoutBody = { amount: { amount: string; asset: 'USD' }; successUrl?: string; cancelUrl?: string };
+
+const checkoutKey = (checkoutId: string) => sha256Hex(`checkout:${checkoutId}`);
+const statusOf = (checkout: Checkout, now: number) => (checkout.status === 'open' && now >= checkout.expiresAt ? 'expired' : checkout.status);
+const dollars = (micro: string) => `$${(Number(BigInt(micro) / 10_000n) / 100).toFixed(2)}`;
+
+export function checkoutView(checkout: Checkout, walletId: string, base: string, now: number) {
+  return {
+    id: checkout.id,
+    walletId,
+    url: `${base}/checkout/${checkout.id}`,
+    amount: usd(checkout.amount),
+    status: statusOf(checkout, now),
+    createdAt: isoTime(checkout.createdAt),
+    expiresAt: isoTime(checkout.expiresAt),
+    completedAt: checkout.completedAt === null ? null : isoTime(checkout.completedAt),
+  };
+}
+
+/**
+ * `POST /v1/checkout` (bearer) opens a hosted checkout of 1 to 500 USD, open 30 minutes; `GET /checkout/{id}` is
+ * its page, whose form posts to `POST /checkout/{id}/pay` with a `rail`. Paying credits the wallet exactly once
+ * (a `topup`); paying again says it is paid already; an expired checkout never credits.
+ */
+export function registerCheckoutRoutes(app: FastifyInstance, deps: CheckoutRouteDeps): void {
+  const { desk, tokens, idempotency, clock } = deps;
+  app.post<{ Body: CheckoutBody }>('/v1/checkout', { schema: { operationId: 'createCheckout', body: checkoutBody } }, async (request, reply) => {
+    const opened = await walletOfBearer(request, tokens, desk);
+    if ('error' in opened) return sendWalletError(reply, opened.error);
+    const walletId = opened.wallet.id;
+    const amount = BigInt(request.body.amount.amount);
+    if (amount < MIN_MICRO_USD || amount > MAX_MICRO_USD) {
+      return sendWalletError(reply, walletError('invalid_request', 'a checkout is between 1 and 500 USD (1000000 to 500000000 micro-USD)', { field: 'amount' }));
+    }
+    return idempotently(idempotency, `wallet:${walletId}`, request, reply, async () => {
+      const id = newId('co');
+      await tokens.add({ tokenHash: checkoutKey(id), walletId, kind: 'checkout' });
+      const outcome = await desk.change(walletId, (wallet, now): WalletEvent | WalletError => {
+        if (wallet.status === 'suspended') return walletError('wallet_suspended', 'this wallet is suspended');
+        const { successUrl, cancelUrl } = request.body;
+        const checkout: Checkout = { id, amount: amount.toString(), status: 'open', createdAt: now, expiresAt: now + CHECKOUT_TTL_MS, completedAt: null, successUrl: successUrl ?? null, cancelUrl: cancelUrl ?? null, paidWith: null };
+        return { type: 'checkoutOpened', at: now, checkout };
+      });
+      if ('error' in outcome) return { status: statusOfWalletError(outcome.error), body: outcome.error };
+      const checkout = outcome.wallet.checkouts[id]!;
+      return { status: 201, body: { checkout: checkoutView(checkout, walletId, deps.baseOf(request.headers.host), clock.now()) } };
+    });
+  });
+
+  app.get<{ Params: { id: string } }>('/checkout/:id', { schema: { hide: true } }, async (request, reply) => {
+    const found = await checkoutOf(deps, request.params.id);
+    if (!found) return page(reply.code(404), 'No such checkout', '<p>This checkout does not exist.</p>');
+    const { checkout } = found;
+    const status = statusOf(checkout, clock.now());
+    if (status !== 'open') return page(reply, `Checkout ${status}`, `<p>This checkout of ${dollars(checkout.amount)} is ${status}.</p>`);
+    const options = [...deps.checkoutRails.keys()].map((rail) => `<option value="${escapeHtml(rail)}">${escapeHtml(rail)}</option>`).join('');
+    const cancel = checkout.cancelUrl ? ` <a href="${escapeHtml(checkout.cancelUrl)}">Cancel</a>` : '';
+    return page(
+      reply,
+      `Add ${dollars(checkout.amount)} of credit`,
+      `<p>Add <strong>${dollars(checkout.amount)}</strong> (${checkout.amount} micro-USD) to wallet ${escapeHtml(found.wallet.id)}. Open until ${isoTime(checkout.expiresAt)}.</p>
+<form method="post" action="/checkout/${escapeHtml(checkout.id)}/pay"><label>Pay with <select name="rail">${options}</select></label> <button type="submit">Pay</button>${cancel}</form>`,
+    );
+  });
+
+  app.post<{ Params: { id: string }; Body: { rail?: unknown } | undefined }>('/checkout/:id/pay', { schema: { hide: true } }, async (request, reply) => {
+    const found = await checkoutOf(deps, request.params.id);
+    if (!found) return page(reply.code(404), 'No such checkout', '<p>This checkout does not exist.</p>');
+    const rail = deps.checkoutRails.get(String(request.body?.rail ?? ''));
+    if (!rail) return page(reply.code(400), 'Choose a rail', `<p>Pay with one of: ${[...deps.checkoutRails.keys()].map(escapeHtml).join(', ')}.</p>`);
+    const { checkout, wallet } = found;
+    if (checkout.status === 'completed') return paid(reply, checkout, true);
+    if (statusOf(checkout, clock.now()) === 'expired') return page(reply.code(410), 'Checkout expired', '<p>This checkout expired: nothing was paid. Ask for a new one.</p>');
+    // Keyed by the checkout: paying again never collects twice, whatever the page is posted.
+    let receipt;
+    try {
+      receipt = await rail.collect({ key: `checkout:${checkout.id}`, pactId: '', payer: `checkout-payer:${wallet.id}` as never, amount: { amount: checkout.amount, asset: 'USD' }, proof: { scheme: rail.name } });
+    } catch (error) {
+      if (!(error instanceof RailError)) throw error;
+      return page(reply.code(402), 'Payment failed', `<p>The ${escapeHtml(rail.name)} rail refused the payment (${escapeHtml(error.code)}): nothing was credited.</p>`);
+    }
+    const outcome = await desk.change(wallet.id, (current, now): WalletEvent | WalletError => {
+      const open = current.checkouts[checkout.id];
+      if (!open || open.status !== 'open') return walletError('invalid_request', 'paid already');
+      if (now >= open.expiresAt) return walletError('invalid_request', 'expired');
+      return { type: 'checkoutPaid', at: now, checkoutId: checkout.id, rail: rail.name, ref: receipt.ref, ...topupOf(current, open, now) };
+    });
+    if ('error' in outcome) return paid(reply, checkout, true);
+    const done = outcome.wallet.checkouts[checkout.id]!;
+    if (done.successUrl) return reply.redirect(done.successUrl, 303);
+    return paid(reply, done, false);
+  });
+}
+
+async function checkoutOf(deps: CheckoutRouteDeps, id: string): Promise<{ wallet: Wallet; checkout: Checkout } | undefined> {
+  if (!/^co_[1-9A-HJ-NP-Za-km-z]{20,40}$/.test(id)) return undefined;
+  const record = await deps.tokens.lookup(checkoutKey(id));
+  if (record?.kind !== 'checkout') return undefined;
+  const wallet = await deps.desk.read(record.walletId);
+  const checkout = wallet?.checkouts[id];
+  return wallet && checkout ? { wallet, checkout } : undefined;
+}
+
+function paid(reply: FastifyReply, checkout: Checkout, before: boolean): FastifyReply {
+  const words = before ? 'This checkout is paid already: nothing more was charged.' : `Paid: ${dollars(checkout.amount)} added to the wallet.`;
+  return page(reply, 'Checkout paid', `<p>${words}</p>`);
+}
+
+function page(reply: FastifyReply, title: string, body: string): FastifyReply {
+  return reply
+    .type('text/html; charset=utf-8')
+    .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'")
+    .send(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head><body><h1>${escapeHtml(title)}</h1>${body}</body></html>`);
+}
