@@ -18,6 +18,10 @@ export interface Config {
   walletPublicUrl: string | undefined;
   /** WALLET_RATE_LIMIT_CLAIMS: pairing claims per minute per IP (0 off). */
   walletClaimsPerMinute: number;
+  /** WALLET_INTERNAL_TOKEN: the internal reservation routes' bearer (unset: they answer 503). */
+  walletInternalToken: string | undefined;
+  /** WALLET_RESERVATION_TTL_MS: how long a reservation holds when its request names no expiry. */
+  walletReservationTtlMs: number;
   /** WALLET_CHECKOUT_RAILS: the rails a checkout page pays with (comma-separated; `mock` credits for nothing: development only). */
   walletCheckoutRails: string[];
   dataDir: string;
@@ -88,6 +92,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     walletPort: integer('WALLET_PORT', 8403, env),
     walletPublicUrl: publicUrl(env.WALLET_PUBLIC_URL, 'WALLET_PUBLIC_URL'),
     walletClaimsPerMinute: integer('WALLET_RATE_LIMIT_CLAIMS', 30, env),
+    walletInternalToken: env.WALLET_INTERNAL_TOKEN || undefined,
+    walletReservationTtlMs: Math.max(1, integer('WALLET_RESERVATION_TTL_MS', 7 * 86_400_000, env)),
     walletCheckoutRails: (env.WALLET_CHECKOUT_RAILS ?? 'mock').split(',').map((rail) => rail.trim()).filter(Boolean),
     dataDir: resolve(env.PACT_DATA_DIR || './data'),
     natsUrl: env.NATS_URL || undefined,

@@ -6,12 +6,13 @@ import { walletError } from './errors.js';
 import { sendWalletError } from './reply.js';
 import { registerCheckoutRoutes, type CheckoutRouteDeps } from './routes/checkout.js';
 import { registerPairingRoutes, type PairingRouteDeps } from './routes/pairings.js';
+import { registerReservationRoutes, type ReservationRouteDeps } from './routes/reservations.js';
 import { registerWalletRoutes, type WalletRouteDeps } from './routes/wallets.js';
 
 /** The OpenAPI document's title and version (WALLET-DECISIONS.md). */
 export const WALLET_API = { title: 'Wallet', version: '0.5.0' } as const;
 
-export interface WalletAppDeps extends WalletRouteDeps, CheckoutRouteDeps, Omit<PairingRouteDeps, 'clock'> {
+export interface WalletAppDeps extends WalletRouteDeps, CheckoutRouteDeps, ReservationRouteDeps, Omit<PairingRouteDeps, 'clock'> {
   /** Test hooks: `POST /__test/clock` moves the process's one clock (the escrow's too). */
   testClock: ManualOffsetClock | undefined;
 }
@@ -38,6 +39,7 @@ export async function buildWalletApp(deps: WalletAppDeps): Promise<FastifyInstan
   registerWalletRoutes(app, deps);
   registerPairingRoutes(app, { ...deps, clock: deps.clock });
   registerCheckoutRoutes(app, deps);
+  registerReservationRoutes(app, deps);
   if (deps.testClock) registerWalletTestClock(app, deps.testClock);
   return app;
 }

@@ -1,4 +1,4 @@
-import type { Checkout, LedgerEntry, LedgerTransaction, Wallet } from '../machines/wallet/types.js';
+import type { Checkout, LedgerEntry, LedgerTransaction, Reservation, Settlement, Wallet } from '../machines/wallet/types.js';
 import type { WalletEntry } from './journal.js';
 import { newId } from './secrets.js';
 import { isoTime, usd } from './views.js';
@@ -8,7 +8,63 @@ export const accounts = {
   available: (walletId: string) => `wallet:${walletId}:available`,
   held: (walletId: string) => `wallet:${walletId}:held`,
   funding: 'system:funding',
+  /** Credit on its way from a settling wallet to the wallets it pays (each credit takes it out once). */
+  transfers: 'system:transfers',
 } as const;
+
+type Change = { balance: bigint; held: bigint };
+
+/** The owner's entry for a change of `amount` (signed) on the wallet, with its balances after `after`. */
+function entryOn(type: LedgerEntry['type'], amount: bigint, after: Change, reference: LedgerEntry['reference'], transactionId: string, at: number): LedgerEntry {
+  return { id: newId('le'), type, amount: amount.toString(), balanceAfter: after.balance.toString(), availableAfter: (after.balance - after.held).toString(), reference, transactionId, createdAt: at };
+}
+
+const now = (wallet: Wallet): Change => ({ balance: BigInt(wallet.balance), held: BigInt(wallet.held) });
+const reservationRef = (id: string) => ({ kind: 'reservation', id });
+
+/** Available credit held for a reservation. */
+export function holdOf(wallet: Wallet, reservation: Reservation, at: number) {
+  const amount = BigInt(reservation.amount);
+  const transaction: LedgerTransaction = { id: newId('tx'), legs: [{ account: accounts.available(wallet.id), amount: `-${amount}` }, { account: accounts.held(wallet.id), amount: `${amount}` }] };
+  const after = { ...now(wallet), held: now(wallet).held + amount };
+  return { transaction, entry: entryOn('hold', -amount, after, reservationRef(reservation.id), transaction.id, at) };
+}
+
+/** A held reservation back to available. */
+export function releaseOf(wallet: Wallet, reservation: Reservation, at: number) {
+  const amount = BigInt(reservation.amount);
+  const transaction: LedgerTransaction = { id: newId('tx'), legs: [{ account: accounts.held(wallet.id), amount: `-${amount}` }, { account: accounts.available(wallet.id), amount: `${amount}` }] };
+  const after = { ...now(wallet), held: now(wallet).held - amount };
+  return { transaction, entry: entryOn('hold_release', amount, after, reservationRef(reservation.id), transaction.id, at) };
+}
+
+/** A held reservation settled: the debit leaves for the payees (through `system:transfers`), the rest is available again. */
+export function settlementOf(wallet: Wallet, reservation: Reservation, settlement: Settlement, at: number) {
+  const amount = BigInt(reservation.amount);
+  const debit = BigInt(settlement.debit);
+  const rest = amount - debit;
+  const transaction: LedgerTransaction = {
+    id: newId('tx'),
+    legs: [
+      { account: accounts.held(wallet.id), amount: `-${amount}` },
+      { account: accounts.transfers, amount: `${debit}` },
+      { account: accounts.available(wallet.id), amount: `${rest}` },
+    ],
+  };
+  const after = { balance: now(wallet).balance - debit, held: now(wallet).held - amount };
+  const entries = [
+    entryOn('debit', -debit, after, reservationRef(reservation.id), transaction.id, at),
+    ...(rest > 0n ? [entryOn('hold_release', rest, after, reservationRef(reservation.id), transaction.id, at)] : []),
+  ];
+  return { transaction, entries };
+}
+
+/** A payee's share of another wallet's settlement, out of `system:transfers`. */
+export function creditOf(wallet: Wallet, reservationId: string, amount: bigint, at: number) {
+  const transaction: LedgerTransaction = { id: newId('tx'), legs: [{ account: accounts.transfers, amount: `-${amount}` }, { account: accounts.available(wallet.id), amount: `${amount}` }] };
+  const after = { ...now(wallet), balance: now(wallet).balance + amount };
+  return { transaction, entry: entryOn('credit', amount, after, reservationRef(reservationId), transaction.id, at) };
+}
 
 /** A paid checkout as a transaction (funding → the wallet's available credit) and the owner's entry. */
 export function topupOf(wallet: Wallet, checkout: Checkout, at: number): { transaction: LedgerTransaction; entry: LedgerEntry } {
@@ -33,9 +89,26 @@ export function topupOf(wallet: Wallet, checkout: Checkout, at: number): { trans
   return { transaction, entry };
 }
 
-/** The owner's ledger entries in a wallet's history, newest first, with the version that made each (the cursor). */
-export function ledgerEntries(history: WalletEntry[]): { version: number; entry: LedgerEntry }[] {
-  return history.flatMap(({ version, event }) => (event.type === 'checkoutPaid' ? [{ version, entry: event.entry }] : [])).reverse();
+/**
+ * The owner's ledger entries in a wallet's history, newest first, each with its position (the cursor): the
+ * version that made it and its place among that version's entries.
+ */
+export function ledgerEntries(history: WalletEntry[]): { position: number; entry: LedgerEntry }[] {
+  return history.flatMap(({ version, event }) => entriesOf(event).map((entry, index) => ({ position: version * 16 + index, entry }))).reverse();
+}
+
+function entriesOf(event: WalletEntry['event']): LedgerEntry[] {
+  switch (event.type) {
+    case 'checkoutPaid':
+    case 'reserved':
+    case 'reservationReleased':
+    case 'credited':
+      return [event.entry];
+    case 'reservationSettled':
+      return event.entries;
+    default:
+      return [];
+  }
 }
 
 export const entryView = (entry: LedgerEntry) => ({

@@ -15,6 +15,9 @@ export interface WalletServiceSettings {
   publicUrl: string | undefined;
   claimsPerMinute: number;
   testHooks: boolean;
+  /** WALLET_INTERNAL_TOKEN: the bearer of the internal reservation routes; unset, they answer 503. */
+  internalToken: string | undefined;
+  reservationTtlMs: number;
 }
 
 export interface WalletService {
@@ -36,6 +39,8 @@ export async function startWalletService(
     idempotency: new IdempotencyStore(nats.js, nats.jsm, () => clock.now()),
     clock,
     checkoutRails,
+    internalToken: settings.internalToken,
+    reservationTtlMs: settings.reservationTtlMs,
     claimsPerMinute: settings.claimsPerMinute,
     baseOf: (host) => settings.publicUrl ?? `http://${host ?? `${settings.host}:${settings.port}`}`,
     testClock: settings.testHooks ? clock : undefined,

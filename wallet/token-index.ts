@@ -6,7 +6,7 @@ import { WALLET_TOKENS_STREAM, walletTokenSubject } from '../actors/subjects.js'
 export interface TokenRecord {
   tokenHash: string;
   walletId: string;
-  kind: 'pairing' | 'pairing_code' | 'access' | 'checkout';
+  kind: 'pairing' | 'pairing_code' | 'access' | 'checkout' | 'reservation';
 }
 
 function decodeToken(data: Uint8Array, subject: string): TokenRecord | undefined {

@@ -1,4 +1,4 @@
-import type { Checkout, LedgerEntry, LedgerTransaction, Wallet } from './types.js';
+import type { Checkout, LedgerEntry, LedgerTransaction, Reservation, Settlement, Wallet } from './types.js';
 
 /** What happened to a wallet, as its journal records it. Every event carries its own time. */
 export type WalletEvent =
@@ -6,4 +6,11 @@ export type WalletEvent =
   | { type: 'paired'; at: number; pairingId: string; accessTokenHash: string }
   | { type: 'checkoutOpened'; at: number; checkout: Checkout }
   /** The checkout's payment arrived: the wallet is credited, with the transaction and the owner's entry. */
-  | { type: 'checkoutPaid'; at: number; checkoutId: string; rail: string; ref: string; transaction: LedgerTransaction; entry: LedgerEntry };
+  | { type: 'checkoutPaid'; at: number; checkoutId: string; rail: string; ref: string; transaction: LedgerTransaction; entry: LedgerEntry }
+  /** Available credit moves to held for a reservation. */
+  | { type: 'reserved'; at: number; reservation: Reservation; transaction: LedgerTransaction; entry: LedgerEntry }
+  /** A held reservation ends: its debit leaves (to other wallets, through `system:transfers`), the rest is available again. */
+  | { type: 'reservationSettled'; at: number; reservationId: string; settlement: Settlement; transaction: LedgerTransaction; entries: LedgerEntry[] }
+  | { type: 'reservationReleased'; at: number; reservationId: string; reason: string | null; transaction: LedgerTransaction; entry: LedgerEntry }
+  /** Another wallet's settlement credits this one, once per reservation. */
+  | { type: 'credited'; at: number; reservationId: string; amount: string; transaction: LedgerTransaction; entry: LedgerEntry };

@@ -26,6 +26,22 @@ const checkoutPayable = when('checkoutPaid', (wallet, event) => {
   return checkout !== undefined && checkout.status === 'open' && event.at < checkout.expiresAt && event.entry.amount === checkout.amount && balanced(event.transaction.legs);
 });
 
+const available = (wallet: Wallet) => BigInt(wallet.balance) - BigInt(wallet.held);
+const held = (wallet: Wallet, id: string) => wallet.reservations[id]?.status === 'held';
+const sum = (amounts: string[]) => amounts.reduce((total, amount) => total + BigInt(amount), 0n);
+
+/** A new reservation the available credit covers, with a balanced transaction. */
+const reservable = when('reserved', (wallet, { reservation, transaction }) =>
+  wallet.reservations[reservation.id] === undefined && reservation.status === 'held' && BigInt(reservation.amount) > 0n && BigInt(reservation.amount) <= available(wallet) && balanced(transaction.legs),
+);
+
+/** A held reservation settled for at most what it holds, its credits adding up to the debit, balanced. */
+const settleable = when('reservationSettled', (wallet, { reservationId, settlement, transaction }) => {
+  const reservation = wallet.reservations[reservationId];
+  const debit = BigInt(settlement.debit);
+  return held(wallet, reservationId) && debit >= 0n && debit <= BigInt(reservation!.amount) && sum(settlement.credits.map((c) => c.amount)) === debit && balanced(transaction.legs);
+});
+
 /**
  * The wallet lifecycle and its balances. Pure: no clock, no I/O; every event carries its own `at`, and
  * what it credits or debits is a balanced transaction the guards check.
@@ -36,6 +52,10 @@ export const walletMachine = setup({
     pairingOpen: when('paired', (wallet, event) => wallet.pairing.id === event.pairingId && wallet.pairing.claimedAt === null && event.at < wallet.pairing.expiresAt),
     checkoutNew: when('checkoutOpened', (wallet, event) => wallet.checkouts[event.checkout.id] === undefined && event.checkout.status === 'open'),
     checkoutPayable,
+    reservable,
+    settleable,
+    releasable: when('reservationReleased', (wallet, { reservationId, transaction }) => held(wallet, reservationId) && balanced(transaction.legs)),
+    newCredit: when('credited', (wallet, { reservationId, amount, transaction }) => wallet.creditsReceived[reservationId] === undefined && BigInt(amount) > 0n && balanced(transaction.legs)),
   },
   actions: {
     pair: assign(update('paired', (wallet, { at, accessTokenHash }) => ({ accessTokenHash, pairing: { ...wallet.pairing, claimedAt: at } }))),
@@ -47,6 +67,36 @@ export const walletMachine = setup({
         return { balance: (BigInt(wallet.balance) + BigInt(checkout.amount)).toString(), checkouts: { ...wallet.checkouts, [checkoutId]: paid } };
       }),
     ),
+    hold: assign(
+      update('reserved', (wallet, { reservation, transaction }) => ({
+        held: (BigInt(wallet.held) + BigInt(reservation.amount)).toString(),
+        reservations: { ...wallet.reservations, [reservation.id]: { ...reservation, ledgerTxIds: [transaction.id] } },
+      })),
+    ),
+    settle: assign(
+      update('reservationSettled', (wallet, { at, reservationId, settlement, transaction }) => {
+        const reservation = wallet.reservations[reservationId]!;
+        const done = { ...reservation, status: 'settled' as const, settlement, finalizedAt: at, ledgerTxIds: [...reservation.ledgerTxIds, transaction.id] };
+        return {
+          balance: (BigInt(wallet.balance) - BigInt(settlement.debit)).toString(),
+          held: (BigInt(wallet.held) - BigInt(reservation.amount)).toString(),
+          reservations: { ...wallet.reservations, [reservationId]: done },
+        };
+      }),
+    ),
+    release: assign(
+      update('reservationReleased', (wallet, { at, reservationId, reason, transaction }) => {
+        const reservation = wallet.reservations[reservationId]!;
+        const done = { ...reservation, status: 'released' as const, releaseReason: reason, finalizedAt: at, ledgerTxIds: [...reservation.ledgerTxIds, transaction.id] };
+        return { held: (BigInt(wallet.held) - BigInt(reservation.amount)).toString(), reservations: { ...wallet.reservations, [reservationId]: done } };
+      }),
+    ),
+    credit: assign(
+      update('credited', (wallet, { reservationId, amount, transaction }) => ({
+        balance: (BigInt(wallet.balance) + BigInt(amount)).toString(),
+        creditsReceived: { ...wallet.creditsReceived, [reservationId]: transaction.id },
+      })),
+    ),
     stamp: assign(({ context, event }) => ({ updatedAt: event.at, version: context.version + 1 })),
   },
 }).createMachine({
@@ -54,15 +104,31 @@ export const walletMachine = setup({
   context: ({ input }) => input,
   initial: 'pending_pairing',
   states: {
-    pending_pairing: { on: { paired: { guard: 'pairingOpen', target: 'active', actions: ['pair', 'stamp'] } } },
+    pending_pairing: {
+      on: {
+        paired: { guard: 'pairingOpen', target: 'active', actions: ['pair', 'stamp'] },
+        credited: { guard: 'newCredit', actions: ['credit', 'stamp'] },
+      },
+    },
     active: {
       on: {
         checkoutOpened: { guard: 'checkoutNew', actions: ['openCheckout', 'stamp'] },
         checkoutPaid: { guard: 'checkoutPayable', actions: ['creditCheckout', 'stamp'] },
+        reserved: { guard: 'reservable', actions: ['hold', 'stamp'] },
+        reservationSettled: { guard: 'settleable', actions: ['settle', 'stamp'] },
+        reservationReleased: { guard: 'releasable', actions: ['release', 'stamp'] },
+        credited: { guard: 'newCredit', actions: ['credit', 'stamp'] },
       },
     },
-    // A payment that arrives while the wallet is suspended is still its owner's money.
-    suspended: { on: { checkoutPaid: { guard: 'checkoutPayable', actions: ['creditCheckout', 'stamp'] } } },
+    // A suspended wallet spends nothing new, but what it holds still settles or comes back, and what it is owed arrives.
+    suspended: {
+      on: {
+        checkoutPaid: { guard: 'checkoutPayable', actions: ['creditCheckout', 'stamp'] },
+        reservationSettled: { guard: 'settleable', actions: ['settle', 'stamp'] },
+        reservationReleased: { guard: 'releasable', actions: ['release', 'stamp'] },
+        credited: { guard: 'newCredit', actions: ['credit', 'stamp'] },
+      },
+    },
     closed: {},
   },
 });

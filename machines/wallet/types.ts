@@ -24,6 +24,41 @@ export interface Checkout {
   paidWith: { rail: string; ref: string } | null;
 }
 
+/** What a reservation holds credit for: a party's funding of a pact (WALLET-DECISIONS.md). */
+export interface Activity {
+  kind: 'pact';
+  pactId: string;
+  party: string;
+  role: string;
+}
+
+/** How a held reservation ended in a settlement: what it debited and to whom it went. */
+export interface Settlement {
+  activityState: 'SETTLED' | 'CANCELLED';
+  debit: string;
+  credits: { walletId: string; amount: string }[];
+  reference: string;
+  /** SHA-256 of the settle request's body: the same body again is a replay, another is refused. */
+  bodyHash: string;
+}
+
+/** Credit held on a wallet for an agent activity, settled or released exactly once. */
+export interface Reservation {
+  id: string;
+  amount: string;
+  status: 'held' | 'settled' | 'released';
+  activity: Activity;
+  memo: string | null;
+  /** SHA-256 of the reserve request's body (a replay with another is refused). */
+  bodyHash: string;
+  createdAt: number;
+  expiresAt: number;
+  finalizedAt: number | null;
+  settlement: Settlement | null;
+  releaseReason: string | null;
+  ledgerTxIds: string[];
+}
+
 /** One leg of a ledger transaction: an account and a signed micro-USD amount. */
 export interface LedgerLeg {
   account: string;
@@ -62,6 +97,9 @@ export interface Wallet {
   /** SHA-256 (hex) of the access token the pairing issued: the one bearer this wallet answers to. */
   accessTokenHash: string | null;
   checkouts: Record<string, Checkout>;
+  reservations: Record<string, Reservation>;
+  /** Credits received from other wallets' settlements, by `<reservationId>`: each applied once. */
+  creditsReceived: Record<string, string>;
   createdAt: number;
   updatedAt: number;
   /** Entries applied: every journal entry of the wallet increments it. */

@@ -16,6 +16,8 @@ const fresh = (): Wallet => ({
   pairing: { id: 'pr_test', expiresAt: T0 + 900_000, claimedAt: null },
   accessTokenHash: null,
   checkouts: {},
+  reservations: {},
+  creditsReceived: {},
   createdAt: T0,
   updatedAt: T0,
   version: 1,

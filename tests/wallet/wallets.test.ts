@@ -118,12 +118,19 @@ test('Idempotency-Key: a retry gets the first response (pairing included), anoth
   assert.is(both.status, 400);
 });
 
+test('the internal reservation routes fail closed: 503 when WALLET_INTERNAL_TOKEN is not set', async ({ stack }) => {
+  const refused = await call(stack, 'POST', '/v1/internal/agent-pact/reservations', {}, bearer('anything'));
+  assert.is(refused.status, 503);
+  assert.is(refused.body.error, 'unavailable');
+});
+
 test('the OpenAPI document: title Wallet, version 0.5.0, the routes built', async ({ stack }) => {
   const { body } = await call(stack, 'GET', '/openapi.json');
   assert.is(body.openapi, '3.1.0');
   assert.equal(body.info.title, 'Wallet');
   assert.equal(body.info.version, '0.5.0');
-  for (const path of ['/v1/wallets', '/v1/wallets/{id}', '/v1/me', '/v1/pairings/claim']) assert.ok(body.paths[path], path);
+  const paths = ['/v1/wallets', '/v1/wallets/{id}', '/v1/me', '/v1/pairings/claim', '/v1/checkout', '/v1/internal/agent-pact/reservations', '/v1/internal/agent-pact/reservations/{id}', '/v1/internal/agent-pact/reservations/{id}/settle', '/v1/internal/agent-pact/reservations/{id}/release'];
+  for (const path of paths) assert.ok(body.paths[path], path);
   assert.not.ok(body.paths['/__test/clock']);
 });
 

@@ -37,8 +37,8 @@ const pageQuery = {
   properties: { limit: { type: 'string', pattern: '^(100|[1-9][0-9]?)$' }, cursor: { type: 'string', maxLength: 40 } },
 } as const;
 
-/** A ledger cursor: opaque to clients, the wallet version of the last entry given. */
-const cursorOf = (version: number) => Buffer.from(`v${version}`).toString('base64url');
+/** A ledger cursor: opaque to clients, the position of the last entry given. */
+const cursorOf = (position: number) => Buffer.from(`v${position}`).toString('base64url');
 function cursorVersion(cursor: string): number | undefined {
   const match = /^v([1-9][0-9]{0,14})$/.exec(Buffer.from(cursor, 'base64url').toString());
   return match ? Number(match[1]) : undefined;
@@ -69,6 +69,8 @@ export function registerWalletRoutes(app: FastifyInstance, deps: WalletRouteDeps
         pairing: { id: newId('pr'), expiresAt: now + PAIRING_TTL_MS, claimedAt: null },
         accessTokenHash: null,
         checkouts: {},
+        reservations: {},
+        creditsReceived: {},
         createdAt: now,
         updatedAt: now,
         version: 1,
@@ -96,7 +98,7 @@ export function registerWalletRoutes(app: FastifyInstance, deps: WalletRouteDeps
     const limit = request.query.limit === undefined ? 20 : Number(request.query.limit);
     const before = request.query.cursor === undefined ? Infinity : cursorVersion(request.query.cursor);
     if (before === undefined) return sendWalletError(reply, walletError('invalid_request', 'cursor is not one this service gave', { field: 'cursor' }));
-    const entries = ledgerEntries(await desk.history(wallet.id)).filter(({ version }) => version < before);
+    const entries = ledgerEntries(await desk.history(wallet.id)).filter(({ position }) => position < before);
     const page = entries.slice(0, limit);
     const completed = Object.values(wallet.checkouts).filter((checkout) => checkout.completedAt !== null);
     const base = deps.baseOf(request.headers.host);
@@ -109,7 +111,7 @@ export function registerWalletRoutes(app: FastifyInstance, deps: WalletRouteDeps
       },
       // Executions and reservations are not built yet: nothing has been spent or reserved.
       usage: { totalSpent: usd(0n), executions: 0, openReservations: 0 },
-      ledger: { items: page.map(({ entry }) => entryView(entry)), nextCursor: entries.length > limit ? cursorOf(page.at(-1)!.version) : null },
+      ledger: { items: page.map(({ entry }) => entryView(entry)), nextCursor: entries.length > limit ? cursorOf(page.at(-1)!.position) : null },
     };
   });
 }

@@ -1,0 +1,162 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { Stack } from '../support/stack.js';
+
+// The internal agent-pact reservations over HTTP: reserve idempotently, settle exactly once with credits to
+// other wallets, release exactly once; hundreds at one wallet at once never overspend or settle twice.
+
+const INTERNAL = 'internal token of the reservation tests';
+const test = suite<{ stack: Stack }>('reservations over HTTP');
+
+test.before(async (context) => {
+  context.stack = await Stack.start({ env: { WALLET_INTERNAL_TOKEN: INTERNAL } });
+});
+test.after(async ({ stack }) => {
+  await stack.stop();
+});
+
+async function call(stack: Stack, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+  const form = typeof body === 'string';
+  const response = await fetch(`${stack.walletUrl}${path}`, {
+    method,
+    redirect: 'manual',
+    headers: body === undefined ? headers : { 'content-type': form ? 'application/x-www-form-urlencoded' : 'application/json', ...headers },
+    body: body === undefined ? undefined : form ? body : JSON.stringify(body),
+  });
+  const text = await response.text();
+  return { status: response.status, body: (response.headers.get('content-type') ?? '').includes('json') ? JSON.parse(text) : text } as { status: number; body: any };
+}
+
+const internal = { authorization: `Bearer ${INTERNAL}` };
+const usd = (amount: string | bigint | number) => ({ amount: String(amount), asset: 'USD' });
+const PATH = '/v1/internal/agent-pact/reservations';
+
+/** A paired wallet holding `funded` micro-USD (topped up through a checkout on the mock rail). */
+async function fundedWallet(stack: Stack, funded: string) {
+  const { wallet, pairing } = (await call(stack, 'POST', '/v1/wallets')).body;
+  const { accessToken } = (await call(stack, 'POST', '/v1/pairings/claim', { token: pairing.token })).body;
+  const auth = { authorization: `Bearer ${accessToken}` };
+  if (funded !== '0') {
+    const { checkout } = (await call(stack, 'POST', '/v1/checkout', { amount: usd(funded) }, auth)).body;
+    assert.is((await call(stack, 'POST', `${new URL(checkout.url).pathname}/pay`, 'rail=mock')).status, 200);
+  }
+  return { id: wallet.id as string, auth };
+}
+
+const reserve = (stack: Stack, walletId: string, amount: string, pactId: string, headers: Record<string, string> = {}) =>
+  call(stack, 'POST', PATH, { walletId, amount: usd(amount), activity: { kind: 'pact', pactId, party: 'ed25519:buyer', role: 'buyer' } }, { ...internal, ...headers });
+const balances = async (stack: Stack, wallet: { auth: Record<string, string> }) => {
+  const { balance, held, available } = (await call(stack, 'GET', '/v1/me', undefined, wallet.auth)).body.wallet;
+  return [balance.amount, held.amount, available.amount];
+};
+
+test('the internal routes need the internal token: none or another is 401', async ({ stack }) => {
+  const payer = await fundedWallet(stack, '0');
+  assert.is((await call(stack, 'POST', PATH, { walletId: payer.id })).status, 401);
+  assert.is((await call(stack, 'GET', `${PATH}/rsv_aaaaaaaaaaaaaaaaaaaaaaaa`, undefined, { authorization: 'Bearer nope' })).body.error, 'unauthorized');
+});
+
+test('reserve holds credit, idempotently by pact and party; another body is 422; too much is 402 insufficient_credit', async ({ stack }) => {
+  const payer = await fundedWallet(stack, '10000000');
+  const held = await reserve(stack, payer.id, '4000000', 'p_one');
+  assert.is(held.status, 201, JSON.stringify(held.body));
+  const { reservation } = held.body;
+  assert.match(reservation.id, /^rsv_/);
+  assert.is(reservation.status, 'held');
+  assert.equal(reservation.wallet, { balance: usd(10000000), held: usd(4000000), available: usd(6000000), status: 'active' });
+  assert.equal(reservation.activity, { kind: 'pact', pactId: 'p_one', party: 'ed25519:buyer', role: 'buyer', state: null });
+
+  const replay = await reserve(stack, payer.id, '4000000', 'p_one');
+  assert.is(replay.status, 200);
+  assert.is(replay.body.reservation.id, reservation.id);
+  const other = await reserve(stack, payer.id, '5000000', 'p_one');
+  assert.is(other.status, 422);
+  assert.is(other.body.error, 'idempotency_key_reused');
+
+  const short = await reserve(stack, payer.id, '6000001', 'p_two');
+  assert.is(short.status, 402);
+  assert.is(short.body.error, 'insufficient_credit');
+  assert.equal([short.body.requested, short.body.available], [usd(6000001), usd(6000000)]);
+  assert.equal(await balances(stack, payer), ['10000000', '4000000', '6000000']);
+  const read = await call(stack, 'GET', `${PATH}/${reservation.id}`, undefined, internal);
+  assert.equal(read.body.reservation, reservation);
+});
+
+test('settle: the debit goes to the payees once, the rest comes back; a repeat replays, another body or a release is 409', async ({ stack }) => {
+  const payer = await fundedWallet(stack, '10000000');
+  const [seller, fee] = [await fundedWallet(stack, '0'), await fundedWallet(stack, '0')];
+  const { reservation } = (await reserve(stack, payer.id, '10000000', 'p_settle')).body;
+  const settle = { activityState: 'SETTLED', debit: usd(7000000), credits: [{ walletId: seller.id, amount: usd(6500000) }, { walletId: fee.id, amount: usd(500000) }], reference: 'p_settle:settle' };
+  const settled = await call(stack, 'POST', `${PATH}/${reservation.id}/settle`, settle, internal);
+  assert.is(settled.status, 200, JSON.stringify(settled.body));
+  assert.is(settled.body.reservation.status, 'settled');
+  assert.equal([settled.body.reservation.settled, settled.body.reservation.released], [usd(7000000), usd(3000000)]);
+  assert.is(settled.body.reservation.activity.state, 'SETTLED');
+  const again = await call(stack, 'POST', `${PATH}/${reservation.id}/settle`, settle, internal);
+  assert.is(again.status, 200);
+  assert.equal(again.body, settled.body);
+  const changed = await call(stack, 'POST', `${PATH}/${reservation.id}/settle`, { ...settle, reference: 'another' }, internal);
+  assert.is(changed.status, 409);
+  assert.is(changed.body.error, 'reservation_not_held');
+  assert.is(changed.body.reservation.status, 'settled');
+  assert.is((await call(stack, 'POST', `${PATH}/${reservation.id}/release`, {}, internal)).status, 409);
+
+  assert.equal(await balances(stack, payer), ['3000000', '0', '3000000']);
+  assert.equal(await balances(stack, seller), ['6500000', '0', '6500000']);
+  assert.equal(await balances(stack, fee), ['500000', '0', '500000']);
+  const ledger = (await call(stack, 'GET', '/v1/me', undefined, payer.auth)).body.ledger.items.map((e: any) => [e.type, e.amount.amount]);
+  assert.equal(ledger, [['hold_release', '3000000'], ['debit', '-7000000'], ['hold', '-10000000'], ['topup', '10000000']]);
+  const credit = (await call(stack, 'GET', '/v1/me', undefined, seller.auth)).body.ledger.items[0];
+  assert.equal([credit.type, credit.amount.amount, credit.reference], ['credit', '6500000', { kind: 'reservation', id: reservation.id }]);
+});
+
+test('settle refuses a debit above the reservation or credits that do not add up (400), changing nothing', async ({ stack }) => {
+  const payer = await fundedWallet(stack, '5000000');
+  const payee = await fundedWallet(stack, '0');
+  const { reservation } = (await reserve(stack, payer.id, '5000000', 'p_bad')).body;
+  const bodies = [
+    { activityState: 'SETTLED', debit: usd(5000001), credits: [{ walletId: payee.id, amount: usd(5000001) }], reference: 'r' },
+    { activityState: 'SETTLED', debit: usd(3000000), credits: [{ walletId: payee.id, amount: usd(2000000) }], reference: 'r' },
+    { activityState: 'SETTLED', debit: usd(1000000), credits: [{ walletId: 'w_nosuchwalletanywhere1234', amount: usd(1000000) }], reference: 'r' },
+    { activityState: 'DONE', debit: usd(0), credits: [], reference: 'r' },
+  ];
+  for (const body of bodies) assert.is((await call(stack, 'POST', `${PATH}/${reservation.id}/settle`, body, internal)).status, 400, JSON.stringify(body));
+  assert.equal(await balances(stack, payer), ['5000000', '5000000', '0']);
+  // CANCELLED with a debit of 0 gives everything back
+  const cancelled = await call(stack, 'POST', `${PATH}/${reservation.id}/settle`, { activityState: 'CANCELLED', debit: usd(0), credits: [], reference: 'p_bad:cancel' }, internal);
+  assert.is(cancelled.status, 200, JSON.stringify(cancelled.body));
+  assert.equal(await balances(stack, payer), ['5000000', '0', '5000000']);
+});
+
+test('release gives the whole hold back once; a repeat replays; settle after it is 409', async ({ stack }) => {
+  const payer = await fundedWallet(stack, '3000000');
+  const { reservation } = (await reserve(stack, payer.id, '2000000', 'p_release')).body;
+  const released = await call(stack, 'POST', `${PATH}/${reservation.id}/release`, { reason: 'withdrawn' }, internal);
+  assert.is(released.status, 200);
+  assert.is(released.body.reservation.status, 'released');
+  assert.equal(released.body.reservation.released, usd(2000000));
+  assert.is((await call(stack, 'POST', `${PATH}/${reservation.id}/release`, undefined, internal)).status, 200);
+  const settle = await call(stack, 'POST', `${PATH}/${reservation.id}/settle`, { activityState: 'SETTLED', debit: usd(0), credits: [], reference: 'x' }, internal);
+  assert.is(settle.status, 409);
+  assert.equal(await balances(stack, payer), ['3000000', '0', '3000000']);
+  assert.is((await call(stack, 'GET', `${PATH}/rsv_nosuchreservation12345678`, undefined, internal)).status, 404);
+});
+
+test('300 reservations at one wallet from many connections: no overspend; 200 settles, each sent twice: paid once; the books balance', async ({ stack }) => {
+  const payer = await fundedWallet(stack, '100000000'); // 100 USD
+  const payee = await fundedWallet(stack, '0');
+  const attempts = await Promise.all(Array.from({ length: 150 }, (_, i) => reserve(stack, payer.id, '1000000', `p_burst_${i}`)));
+  const held = attempts.filter((a) => a.status === 201);
+  assert.is(held.length, 100, JSON.stringify(attempts.filter((a) => a.status !== 201 && a.status !== 402).slice(0, 3).map((a) => a.body)));
+  assert.is(attempts.filter((a) => a.status === 402).length, 50);
+  assert.equal(await balances(stack, payer), ['100000000', '100000000', '0']);
+  const settle = (id: string) => call(stack, 'POST', `${PATH}/${id}/settle`, { activityState: 'SETTLED', debit: usd(1000000), credits: [{ walletId: payee.id, amount: usd(1000000) }], reference: id }, internal);
+  const settles = await Promise.all(held.flatMap(({ body }) => [settle(body.reservation.id), settle(body.reservation.id)]));
+  assert.ok(settles.every((s) => s.status === 200), JSON.stringify(settles.filter((s) => s.status !== 200).slice(0, 3).map((s) => s.body)));
+  assert.equal(await balances(stack, payer), ['0', '0', '0']);
+  assert.equal(await balances(stack, payee), ['100000000', '0', '100000000']);
+  const entries = [...(await call(stack, 'GET', '/v1/me?limit=100', undefined, payee.auth)).body.ledger.items];
+  assert.is(entries.length, 100);
+});
+
+test.run();
