@@ -1,6 +1,7 @@
 import type { AnyStateMachine } from 'xstate';
 import { offerMachine } from '../machines/offer/machine.js';
 import { pactMachine } from '../machines/pact/machine.js';
+import { walletMachine } from '../machines/wallet/machine.js';
 
 /** A machine to draw: its file name in docs/machines/, the file that defines it, one line on what it is. */
 export interface MachineEntry {
@@ -23,5 +24,11 @@ export const MACHINES: readonly MachineEntry[] = [
     source: 'machines/offer/machine.ts',
     summary: "An offer's inventory: each acceptance takes a unit, a unit given back opens it again.",
     machine: offerMachine,
+  },
+  {
+    name: 'wallet',
+    source: 'machines/wallet/machine.ts',
+    summary: 'A credit wallet: paired once, checkouts credited, reservations held, settled or released, credits received.',
+    machine: walletMachine,
   },
 ];
