@@ -18,6 +18,8 @@ export interface Config {
   walletPublicUrl: string | undefined;
   /** WALLET_RATE_LIMIT_CLAIMS: pairing claims per minute per IP (0 off). */
   walletClaimsPerMinute: number;
+  /** WALLET_RATE_LIMIT_CREATES: wallets created per minute per IP (0 off). */
+  walletCreatesPerMinute: number;
   /** WALLET_INTERNAL_TOKEN: the internal reservation routes' bearer (unset: they answer 503). */
   walletInternalToken: string | undefined;
   /** WALLET_RESERVATION_TTL_MS: how long a reservation holds when its request names no expiry. */
@@ -92,9 +94,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     walletPort: integer('WALLET_PORT', 8403, env),
     walletPublicUrl: publicUrl(env.WALLET_PUBLIC_URL, 'WALLET_PUBLIC_URL'),
     walletClaimsPerMinute: integer('WALLET_RATE_LIMIT_CLAIMS', 30, env),
+    walletCreatesPerMinute: integer('WALLET_RATE_LIMIT_CREATES', 30, env),
     walletInternalToken: env.WALLET_INTERNAL_TOKEN || undefined,
     walletReservationTtlMs: Math.max(1, integer('WALLET_RESERVATION_TTL_MS', 7 * 86_400_000, env)),
-    walletCheckoutRails: (env.WALLET_CHECKOUT_RAILS ?? 'mock').split(',').map((rail) => rail.trim()).filter(Boolean),
+    // Mock checkouts credit for nothing: on by default only where no real rail is configured (development).
+    walletCheckoutRails: (env.WALLET_CHECKOUT_RAILS ?? (env.PACT_X402_RPC_URL ? '' : 'mock')).split(',').map((rail) => rail.trim()).filter(Boolean),
     dataDir: resolve(env.PACT_DATA_DIR || './data'),
     natsUrl: env.NATS_URL || undefined,
     natsCredentialsFile: env.PACT_NATS_CREDENTIALS || undefined,

@@ -299,7 +299,7 @@ async function startRoles(config: Config, natsServer: NatsEndpoint): Promise<Pac
   });
   await app.listen({ port: config.port, host: config.host });
   const { port } = app.server.address() as { port: number }; // PACT_PORT=0 picks a free port
-  const wallet = await startWalletService({ port: config.walletPort, host: config.host, publicUrl: config.walletPublicUrl, claimsPerMinute: config.walletClaimsPerMinute, testHooks: config.testHooks, internalToken: config.walletInternalToken, reservationTtlMs: config.walletReservationTtlMs }, nats.host, clock, checkoutRails(config.walletCheckoutRails, rails));
+  const wallet = await startWalletService({ port: config.walletPort, host: config.host, publicUrl: config.walletPublicUrl, claimsPerMinute: config.walletClaimsPerMinute, createsPerMinute: config.walletCreatesPerMinute, testHooks: config.testHooks, internalToken: config.walletInternalToken, reservationTtlMs: config.walletReservationTtlMs }, nats.host, clock, checkoutRails(config.walletCheckoutRails, rails));
   void keeper.tick();
   await evaluator.start();
 

@@ -19,10 +19,15 @@ export interface WalletAppDeps extends WalletRouteDeps, CheckoutRouteDeps, Reser
 
 /** The wallet service's HTTP face, on its own port: routes, its error shape, its OpenAPI document. */
 export async function buildWalletApp(deps: WalletAppDeps): Promise<FastifyInstance> {
-  const app = Fastify({ logger: false, bodyLimit: 64 * 1024, ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false } } });
+  const app = Fastify({
+    logger: false,
+    bodyLimit: 64 * 1024,
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false } },
+    // A URL Fastify cannot decode names nothing here: 404 in the one error shape.
+    frameworkErrors: (error, request, reply) =>
+      sendWalletError(reply, error.code === 'FST_ERR_BAD_URL' ? walletError('not_found', `no route ${request.method} ${request.url.split('?')[0]}`) : walletError('invalid_request', error.message)),
+  });
   installWalletErrors(app);
-  // The checkout page's form posts `rail=…` as a browser does.
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 4096 }, (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))));
   await app.register(rateLimit, {
     global: false,
     errorResponseBuilder: (_request, context) => ({ statusCode: 429, error: 'rate_limited', message: `more than ${context.max} requests a minute from this address; retry in ${context.after}`, retryAfter: Math.ceil(context.ttl / 1000) }),

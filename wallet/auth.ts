@@ -5,7 +5,7 @@ import { sha256Hex } from './secrets.js';
 import type { TokenIndex } from './token-index.js';
 import type { WalletDesk } from './wallet-desk.js';
 
-const BEARER = /^Bearer\s+(wk_[A-Za-z0-9_-]{43})$/;
+const BEARER = /^bearer\s+(wk_[A-Za-z0-9_-]{43})$/i;
 
 /**
  * The wallet a request's `Authorization: Bearer wk_…` opens: the token's hash names the wallet in the index,

@@ -1,6 +1,7 @@
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import { ExpectedSequenceMismatch, messageObject, StreamJournal, streamMessage } from '../actors/stream-journal.js';
 import { WALLET_IDEMPOTENCY_STREAM, walletIdempotencySubject } from '../actors/subjects.js';
+import { jcs } from '../protocol/jcs.js';
 import { sha256Hex } from './secrets.js';
 
 /** An `Idempotency-Key`'s record: begun with the request's body hash, then done with the first response. */
@@ -13,7 +14,7 @@ interface IdempotencyRecord {
 
 /** What a request with an `Idempotency-Key` may do: its work (then `finish`), or answer as the key says. */
 export type IdempotentStart =
-  | { begun: { finish(status: number, body: unknown): Promise<void> } }
+  | { begun: { finish(status: number, body: unknown): Promise<void>; abandon(): Promise<void> } }
   | { replay: { status: number; body: unknown } }
   | { refusal: 'idempotency_in_progress' | 'idempotency_key_reused' };
 
@@ -42,7 +43,7 @@ export class IdempotencyStore extends StreamJournal<IdempotencyRecord> {
       stream: WALLET_IDEMPOTENCY_STREAM,
       subjectOf: walletIdempotencySubject,
       idOf: (record) => record.id,
-      messageIdOf: (record) => `${record.id}:${record.response ? 'done' : `begun:${record.at}`}`,
+      messageIdOf: (record) => `${record.id}:${record.response ? 'done' : `begun:${record.at}:${record.bodyHash.slice(0, 16)}`}`,
       decode: decodeRecord,
     });
   }
@@ -50,7 +51,7 @@ export class IdempotencyStore extends StreamJournal<IdempotencyRecord> {
   /** Begins the work of `key` in `scope` for a request whose body is `body`, or says how to answer instead. */
   async start(scope: string, key: string, body: unknown): Promise<IdempotentStart> {
     const id = sha256Hex(`${scope}\n${key}`);
-    const bodyHash = sha256Hex(JSON.stringify(body ?? null));
+    const bodyHash = sha256Hex(jcs(body ?? null)); // the same body whatever the order of its keys
     for (;;) {
       const last = await streamMessage(this.manager, WALLET_IDEMPOTENCY_STREAM, { last_by_subj: walletIdempotencySubject(id) });
       const record = last ? decodeRecord(last.data, last.subject) : undefined;
@@ -65,7 +66,13 @@ export class IdempotencyStore extends StreamJournal<IdempotencyRecord> {
         if (error instanceof ExpectedSequenceMismatch) continue; // another request began it first: answer as it says
         throw error;
       }
-      return { begun: { finish: (status, responseBody) => this.append({ ...begun, response: { status, body: responseBody } }, seq).then(() => undefined) } };
+      return {
+        begun: {
+          finish: (status, responseBody) => this.append({ ...begun, response: { status, body: responseBody } }, seq).then(() => undefined),
+          // Work that failed leaves the key free at once (a record begun at time 0 reads as abandoned).
+          abandon: () => this.append({ ...begun, at: 0 }, seq).then(() => undefined),
+        },
+      };
     }
   }
 }

@@ -28,7 +28,13 @@ export async function idempotently(store: IdempotencyStore, scope: string, reque
     return sendWalletError(reply, walletError(started.refusal, message));
   }
   if ('replay' in started) return send(reply.header('idempotent-replayed', 'true'), started.replay);
-  const answered = await work();
+  let answered: Answered;
+  try {
+    answered = await work();
+  } catch (error) {
+    await started.begun.abandon().catch(() => undefined);
+    throw error;
+  }
   await started.begun.finish(answered.status, answered.body);
   return send(reply, answered);
 }

@@ -12,7 +12,7 @@ export function internalOnly(token: string | undefined) {
   const expected = token === undefined ? undefined : Buffer.from(sha256Hex(token), 'hex');
   return async (request: FastifyRequest, reply: FastifyReply) => {
     if (!expected) return sendWalletError(reply, walletError('unavailable', 'the internal routes are off: WALLET_INTERNAL_TOKEN is not set'));
-    const given = /^Bearer\s+(.+)$/.exec(request.headers.authorization ?? '')?.[1];
+    const given = /^bearer\s+(.+)$/i.exec(request.headers.authorization ?? '')?.[1];
     if (!given || !timingSafeEqual(Buffer.from(sha256Hex(given), 'hex'), expected)) return sendWalletError(reply, walletError('unauthorized', 'the internal routes need Authorization: Bearer <WALLET_INTERNAL_TOKEN>'));
   };
 }

@@ -14,6 +14,7 @@ export interface WalletServiceSettings {
   /** How this service names itself in the URLs it hands out; else the Host asked for. */
   publicUrl: string | undefined;
   claimsPerMinute: number;
+  createsPerMinute: number;
   testHooks: boolean;
   /** WALLET_INTERNAL_TOKEN: the bearer of the internal reservation routes; unset, they answer 503. */
   internalToken: string | undefined;
@@ -42,6 +43,7 @@ export async function startWalletService(
     internalToken: settings.internalToken,
     reservationTtlMs: settings.reservationTtlMs,
     claimsPerMinute: settings.claimsPerMinute,
+    createsPerMinute: settings.createsPerMinute,
     baseOf: (host) => settings.publicUrl ?? `http://${host ?? `${settings.host}:${settings.port}`}`,
     testClock: settings.testHooks ? clock : undefined,
   });

@@ -9,6 +9,8 @@ export interface TokenRecord {
   kind: 'pairing' | 'pairing_code' | 'access' | 'checkout' | 'reservation';
 }
 
+const KNOWN_AT_MOST = 100_000;
+
 function decodeToken(data: Uint8Array, subject: string): TokenRecord | undefined {
   const value = messageObject<TokenRecord>(data);
   const wellShaped = value !== undefined && typeof value.tokenHash === 'string' && typeof value.walletId === 'string' && walletTokenSubject(value.tokenHash) === subject;
@@ -20,6 +22,7 @@ function decodeToken(data: Uint8Array, subject: string): TokenRecord | undefined
  * themselves are never stored. Whether a token is still good is the wallet's to say (its pairing, its access hash).
  */
 export class TokenIndex extends StreamJournal<TokenRecord> {
+  /** Records read lately (they never change): at most KNOWN_AT_MOST, the oldest forgotten first. */
   private readonly known = new Map<string, TokenRecord>();
 
   constructor(
@@ -37,7 +40,7 @@ export class TokenIndex extends StreamJournal<TokenRecord> {
       if (error instanceof ExpectedSequenceMismatch) throw new Error('a token hash is taken already');
       throw error;
     }
-    this.known.set(record.tokenHash, record);
+    this.remember(record);
   }
 
   async lookup(tokenHash: string): Promise<TokenRecord | undefined> {
@@ -45,7 +48,12 @@ export class TokenIndex extends StreamJournal<TokenRecord> {
     if (known) return known;
     const message = await streamMessage(this.manager, WALLET_TOKENS_STREAM, { last_by_subj: walletTokenSubject(tokenHash) });
     const record = message ? decodeToken(message.data, message.subject) : undefined;
-    if (record) this.known.set(tokenHash, record);
+    if (record) this.remember(record);
     return record;
+  }
+
+  private remember(record: TokenRecord): void {
+    if (this.known.size >= KNOWN_AT_MOST) this.known.delete(this.known.keys().next().value as string);
+    this.known.set(record.tokenHash, record);
   }
 }

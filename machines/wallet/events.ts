@@ -6,7 +6,8 @@ export type WalletEvent =
   | { type: 'paired'; at: number; pairingId: string; accessTokenHash: string }
   | { type: 'checkoutOpened'; at: number; checkout: Checkout }
   /** The checkout's payment arrived: the wallet is credited, with the transaction and the owner's entry. */
-  | { type: 'checkoutPaid'; at: number; checkoutId: string; rail: string; ref: string; transaction: LedgerTransaction; entry: LedgerEntry }
+  /** `paidAt`: when the rail took the money (the checkout must still have been open then). */
+  | { type: 'checkoutPaid'; at: number; paidAt: number; checkoutId: string; rail: string; ref: string; transaction: LedgerTransaction; entry: LedgerEntry }
   /** Available credit moves to held for a reservation. */
   | { type: 'reserved'; at: number; reservation: Reservation; transaction: LedgerTransaction; entry: LedgerEntry }
   /** A held reservation ends: its debit leaves (to other wallets, through `system:transfers`), the rest is available again. */

@@ -18,12 +18,18 @@ const update =
     event.type === type ? change(context, event as Of<T>) : {};
 
 /** Whether a transaction's legs sum to zero (double entry). */
-export const balanced = (legs: { amount: string }[]) => legs.reduce((sum, leg) => sum + BigInt(leg.amount), 0n) === 0n;
+export const balanced = (legs: { amount: string }[]) => legs.length >= 2 && legs.reduce((sum, leg) => sum + BigInt(leg.amount), 0n) === 0n;
 
-/** The checkout is this wallet's, open, unexpired at the event's time, and the credit is the checkout's amount, balanced. */
+/** The legs of a top-up: exactly the amount from `system:funding` to this wallet's available credit. */
+const isTopup = (wallet: Wallet, legs: { account: string; amount: string }[], amount: string) =>
+  legs.length === 2 &&
+  legs[0]!.account === 'system:funding' && legs[0]!.amount === `-${amount}` &&
+  legs[1]!.account === `wallet:${wallet.id}:available` && legs[1]!.amount === amount;
+
+/** The checkout is this wallet's, open, was paid before it expired, and the credit is its amount, from funding. */
 const checkoutPayable = when('checkoutPaid', (wallet, event) => {
   const checkout = wallet.checkouts[event.checkoutId];
-  return checkout !== undefined && checkout.status === 'open' && event.at < checkout.expiresAt && event.entry.amount === checkout.amount && balanced(event.transaction.legs);
+  return checkout !== undefined && checkout.status === 'open' && event.paidAt < checkout.expiresAt && event.paidAt <= event.at && event.entry.amount === checkout.amount && isTopup(wallet, event.transaction.legs, checkout.amount);
 });
 
 const available = (wallet: Wallet) => BigInt(wallet.balance) - BigInt(wallet.held);

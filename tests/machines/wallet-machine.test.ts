@@ -47,9 +47,10 @@ test('paired is refused at or after expiry, and for another pairing', () => {
 
 const checkout = { id: 'co_test', amount: '5000000', status: 'open' as const, createdAt: T0, expiresAt: T0 + 1_800_000, completedAt: null, successUrl: null, cancelUrl: null, paidWith: null };
 const activeWallet = () => evolve(evolve(fresh(), paired(T0 + 1))!, { type: 'checkoutOpened', at: T0 + 2, checkout })!;
-const payment = (at: number, credit = '5000000', legs = [{ account: 'system:funding', amount: `-${credit}` }, { account: 'wallet:w_test:available', amount: credit }]) => ({
+const payment = (at: number, credit = '5000000', legs = [{ account: 'system:funding', amount: `-${credit}` }, { account: 'wallet:w_test:available', amount: credit }], paidAt = at) => ({
   type: 'checkoutPaid' as const,
   at,
+  paidAt,
   checkoutId: 'co_test',
   rail: 'mock',
   ref: 'mock_1',
@@ -62,7 +63,9 @@ test('a paid checkout credits its amount once, before it expires, with a balance
   assert.is(credited.balance, '5000000');
   assert.is(credited.checkouts.co_test!.status, 'completed');
   assert.is(evolve(credited, payment(T0 + 11)), undefined); // once
-  assert.is(evolve(activeWallet(), payment(T0 + 1_800_000)), undefined); // expired
+  assert.is(evolve(activeWallet(), payment(T0 + 1_800_000)), undefined); // paid after it expired
+  assert.ok(evolve(activeWallet(), payment(T0 + 1_900_000, '5000000', undefined, T0 + 1_799_999))); // paid in time, recorded after
+  assert.is(evolve(activeWallet(), payment(T0 + 10, '5000000', [{ account: 'system:funding', amount: '-5000000' }, { account: 'wallet:w_other:available', amount: '5000000' }])), undefined); // another wallet's credit
   assert.is(evolve(activeWallet(), payment(T0 + 10, '6000000')), undefined); // not the checkout's amount
   assert.is(evolve(activeWallet(), payment(T0 + 10, '5000000', [{ account: 'wallet:w_test:available', amount: '5000000' }])), undefined); // unbalanced
   assert.is(evolve(fresh(), { type: 'checkoutOpened', at: T0, checkout }), undefined); // a pending wallet opens none

@@ -13,7 +13,7 @@ import { ServiceProcess } from './service-process.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 /** Tests drive many calls from one address; tests/http/rate-limits.test.ts turns the limits on. */
-const NO_RATE_LIMITS = { PACT_RATE_LIMIT_WRITES: '0', PACT_RATE_LIMIT_POKES: '0', PACT_RATE_LIMIT_LISTS: '0', PACT_RATE_LIMIT_PULLS: '0', PACT_RATE_LIMIT_ACCESS: '0' };
+const NO_RATE_LIMITS = { PACT_RATE_LIMIT_WRITES: '0', PACT_RATE_LIMIT_POKES: '0', PACT_RATE_LIMIT_LISTS: '0', PACT_RATE_LIMIT_PULLS: '0', PACT_RATE_LIMIT_ACCESS: '0', WALLET_RATE_LIMIT_CREATES: '0', WALLET_RATE_LIMIT_CLAIMS: '0' };
 
 /**
  * A private nats-server and the real service started as `npm start` does (a child process running

@@ -124,6 +124,35 @@ test('the internal reservation routes fail closed: 503 when WALLET_INTERNAL_TOKE
   assert.is(refused.body.error, 'unavailable');
 });
 
+test('wallet creation and pairing claims are rate limited per IP: 429 rate_limited with Retry-After', async () => {
+  const limited = await Stack.start({ env: { WALLET_RATE_LIMIT_CREATES: '2', WALLET_RATE_LIMIT_CLAIMS: '2' } });
+  try {
+    const creates = [];
+    for (let i = 0; i < 3; i++) creates.push(await call(limited, 'POST', '/v1/wallets'));
+    assert.equal(creates.map((c) => c.status), [201, 201, 429]);
+    assert.is(creates[2]!.body.error, 'rate_limited');
+    assert.ok(Number(creates[2]!.headers.get('retry-after')) > 0);
+    const claims = [];
+    for (let i = 0; i < 3; i++) claims.push((await call(limited, 'POST', '/v1/pairings/claim', { code: 'AAAA-AAAA' })).status);
+    assert.equal(claims, [404, 404, 429]);
+  } finally {
+    await limited.stop();
+  }
+});
+
+test('a checkout URL must be a plain http(s) URL; a token claims only as a token, a bearer scheme in any case', async ({ stack }) => {
+  const { pairing } = (await call(stack, 'POST', '/v1/wallets')).body;
+  assert.is((await call(stack, 'POST', '/v1/pairings/claim', { token: pairing.code })).status, 404); // a code is not a token
+  const { accessToken } = (await call(stack, 'POST', '/v1/pairings/claim', { code: pairing.code })).body;
+  const auth = { authorization: `bearer ${accessToken}` };
+  assert.is((await call(stack, 'GET', '/v1/me', undefined, auth)).status, 200);
+  for (const successUrl of ['javascript:alert(1)', 'https://a.example/\u00e9\n', 'ftp://a.example/']) {
+    const refused = await call(stack, 'POST', '/v1/checkout', { amount: { amount: '1000000', asset: 'USD' }, successUrl }, auth);
+    assert.is(refused.status, 400, successUrl);
+  }
+  assert.is((await call(stack, 'GET', '/v1/wallets/%zz')).status, 404);
+});
+
 test('the OpenAPI document: title Wallet, version 0.5.0, the routes built', async ({ stack }) => {
   const { body } = await call(stack, 'GET', '/openapi.json');
   assert.is(body.openapi, '3.1.0');

@@ -15,6 +15,7 @@ import { newId, sha256Hex } from '../secrets.js';
 import type { TokenIndex } from '../token-index.js';
 import { isoTime, usd } from '../views.js';
 import type { WalletDesk } from '../wallet-desk.js';
+import { BEARER, IDEMPOTENCY_HEADER } from './wallets.js';
 
 export interface CheckoutRouteDeps {
   desk: WalletDesk;
@@ -27,10 +28,11 @@ export interface CheckoutRouteDeps {
 }
 
 export const CHECKOUT_TTL_MS = 30 * 60_000;
+const OPEN_CHECKOUTS_AT_MOST = 10;
 const MIN_MICRO_USD = 1_000_000n;
 const MAX_MICRO_USD = 500_000_000n;
 
-const url = { type: 'string', minLength: 1, maxLength: 2048, pattern: '^https?://' } as const;
+const url = { type: 'string', minLength: 1, maxLength: 2048, pattern: '^https?://[\\x21-\\x7e]+$' } as const;
 const checkoutBody = {
   type: 'object',
   required: ['amount'],
@@ -48,6 +50,8 @@ const checkoutBody = {
 } as const;
 
 type CheckoutBody = { amount: { amount: string; asset: 'USD' }; successUrl?: string; cancelUrl?: string };
+
+const PAID_ALREADY: WalletError = walletError('invalid_request', 'this checkout is paid already');
 
 const checkoutKey = (checkoutId: string) => sha256Hex(`checkout:${checkoutId}`);
 const statusOf = (checkout: Checkout, now: number) => (checkout.status === 'open' && now >= checkout.expiresAt ? 'expired' : checkout.status);
@@ -73,7 +77,7 @@ export function checkoutView(checkout: Checkout, walletId: string, base: string,
  */
 export function registerCheckoutRoutes(app: FastifyInstance, deps: CheckoutRouteDeps): void {
   const { desk, tokens, idempotency, clock } = deps;
-  app.post<{ Body: CheckoutBody }>('/v1/checkout', { schema: { operationId: 'createCheckout', body: checkoutBody } }, async (request, reply) => {
+  app.post<{ Body: CheckoutBody }>('/v1/checkout', { schema: { operationId: 'createCheckout', security: BEARER, body: checkoutBody, headers: IDEMPOTENCY_HEADER } }, async (request, reply) => {
     const opened = await walletOfBearer(request, tokens, desk);
     if ('error' in opened) return sendWalletError(reply, opened.error);
     const walletId = opened.wallet.id;
@@ -81,13 +85,16 @@ export function registerCheckoutRoutes(app: FastifyInstance, deps: CheckoutRoute
     if (amount < MIN_MICRO_USD || amount > MAX_MICRO_USD) {
       return sendWalletError(reply, walletError('invalid_request', 'a checkout is between 1 and 500 USD (1000000 to 500000000 micro-USD)', { field: 'amount' }));
     }
+    const [successUrl, cancelUrl] = [webUrl(request.body.successUrl), webUrl(request.body.cancelUrl)];
+    if (successUrl === undefined || cancelUrl === undefined) return sendWalletError(reply, walletError('invalid_request', 'successUrl and cancelUrl are http(s) URLs', { field: 'successUrl' }));
     return idempotently(idempotency, `wallet:${walletId}`, request, reply, async () => {
       const id = newId('co');
       await tokens.add({ tokenHash: checkoutKey(id), walletId, kind: 'checkout' });
       const outcome = await desk.change(walletId, (wallet, now): WalletEvent | WalletError => {
         if (wallet.status === 'suspended') return walletError('wallet_suspended', 'this wallet is suspended');
-        const { successUrl, cancelUrl } = request.body;
-        const checkout: Checkout = { id, amount: amount.toString(), status: 'open', createdAt: now, expiresAt: now + CHECKOUT_TTL_MS, completedAt: null, successUrl: successUrl ?? null, cancelUrl: cancelUrl ?? null, paidWith: null };
+        const open = Object.values(wallet.checkouts).filter((checkout) => statusOf(checkout, now) === 'open').length;
+        if (open >= OPEN_CHECKOUTS_AT_MOST) return walletError('invalid_request', `a wallet has at most ${OPEN_CHECKOUTS_AT_MOST} open checkouts; pay one or let it expire`);
+        const checkout: Checkout = { id, amount: amount.toString(), status: 'open', createdAt: now, expiresAt: now + CHECKOUT_TTL_MS, completedAt: null, successUrl, cancelUrl, paidWith: null };
         return { type: 'checkoutOpened', at: now, checkout };
       });
       if ('error' in outcome) return { status: statusOfWalletError(outcome.error), body: outcome.error };
@@ -112,6 +119,15 @@ export function registerCheckoutRoutes(app: FastifyInstance, deps: CheckoutRoute
     );
   });
 
+  // The page's form posts `rail=…` as a browser does; only this route takes a form (no other can be posted cross-site as one).
+  void app.register(async (scoped) => {
+    scoped.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 4096 }, (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))));
+    registerPay(scoped, deps);
+  });
+}
+
+function registerPay(app: FastifyInstance, deps: CheckoutRouteDeps): void {
+  const { desk, clock } = deps;
   app.post<{ Params: { id: string }; Body: { rail?: unknown } | undefined }>('/checkout/:id/pay', { schema: { hide: true } }, async (request, reply) => {
     const found = await checkoutOf(deps, request.params.id);
     if (!found) return page(reply.code(404), 'No such checkout', '<p>This checkout does not exist.</p>');
@@ -120,7 +136,9 @@ export function registerCheckoutRoutes(app: FastifyInstance, deps: CheckoutRoute
     const { checkout, wallet } = found;
     if (checkout.status === 'completed') return paid(reply, checkout, true);
     if (statusOf(checkout, clock.now()) === 'expired') return page(reply.code(410), 'Checkout expired', '<p>This checkout expired: nothing was paid. Ask for a new one.</p>');
-    // Keyed by the checkout: paying again never collects twice, whatever the page is posted.
+    // Keyed by the checkout: paying again never collects twice, whatever the page is posted. Expiry is judged
+    // when the money was taken, so a payment taken in time is credited even if it is recorded after the end.
+    const paidAt = clock.now();
     let receipt;
     try {
       receipt = await rail.collect({ key: `checkout:${checkout.id}`, pactId: '', payer: `checkout-payer:${wallet.id}` as never, amount: { amount: checkout.amount, asset: 'USD' }, proof: { scheme: rail.name } });
@@ -130,15 +148,25 @@ export function registerCheckoutRoutes(app: FastifyInstance, deps: CheckoutRoute
     }
     const outcome = await desk.change(wallet.id, (current, now): WalletEvent | WalletError => {
       const open = current.checkouts[checkout.id];
-      if (!open || open.status !== 'open') return walletError('invalid_request', 'paid already');
-      if (now >= open.expiresAt) return walletError('invalid_request', 'expired');
-      return { type: 'checkoutPaid', at: now, checkoutId: checkout.id, rail: rail.name, ref: receipt.ref, ...topupOf(current, open, now) };
+      if (open?.status !== 'open') return PAID_ALREADY;
+      return { type: 'checkoutPaid', at: now, paidAt, checkoutId: checkout.id, rail: rail.name, ref: receipt.ref, ...topupOf(current, open, now) };
     });
-    if ('error' in outcome) return paid(reply, checkout, true);
+    if ('error' in outcome) {
+      if (outcome.error === PAID_ALREADY) return paid(reply, checkout, true);
+      return page(reply.code(409), 'Not credited', `<p>The payment was taken but could not be credited (${escapeHtml(outcome.error.message)}); it is kept under the checkout's id ${escapeHtml(checkout.id)}.</p>`);
+    }
     const done = outcome.wallet.checkouts[checkout.id]!;
     if (done.successUrl) return reply.redirect(done.successUrl, 303);
     return paid(reply, done, false);
   });
+}
+
+/** An http(s) URL as the WHATWG parser writes it (printable ASCII only); null when none was given, undefined when it is no such URL. */
+function webUrl(text: string | undefined): string | null | undefined {
+  if (text === undefined) return null;
+  if (!URL.canParse(text)) return undefined;
+  const parsed = new URL(text);
+  return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed.href : undefined;
 }
 
 async function checkoutOf(deps: CheckoutRouteDeps, id: string): Promise<{ wallet: Wallet; checkout: Checkout } | undefined> {

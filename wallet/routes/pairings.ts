@@ -42,7 +42,7 @@ export function registerPairingRoutes(app: FastifyInstance, { desk, tokens, cloc
   app.post<{ Body: { token?: string; code?: string } }>('/v1/pairings/claim', { ...limit, schema: { operationId: 'claimPairing', body: claimBody } }, async (request, reply) => {
     const { token, code } = request.body;
     const record = await tokens.lookup(token !== undefined ? sha256Hex(token) : pairingCodeHash(code!));
-    if (!record || record.kind === 'access') return sendWalletError(reply, walletError('not_found', 'no pairing has this token or code'));
+    if (record?.kind !== (token !== undefined ? 'pairing' : 'pairing_code')) return sendWalletError(reply, walletError('not_found', 'no pairing has this token or code'));
     const wallet = await desk.read(record.walletId);
     const refused = wallet ? claimable(wallet, clock.now()) : walletError('not_found', 'no pairing has this token or code');
     if (refused) return sendWalletError(reply, refused);

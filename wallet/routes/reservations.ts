@@ -8,6 +8,7 @@ import { walletError, type WalletError } from '../errors.js';
 import { internalOnly } from '../internal-auth.js';
 import { creditOf, holdOf, releaseOf, settlementOf } from '../ledger.js';
 import { sendWalletError } from '../reply.js';
+import { jcs } from '../../protocol/jcs.js';
 import { sha256Hex } from '../secrets.js';
 import type { TokenIndex } from '../token-index.js';
 import { isoTime, usd, walletView } from '../views.js';
@@ -116,7 +117,7 @@ export function registerReservationRoutes(app: FastifyInstance, deps: Reservatio
     if (amount === 0n) return sendWalletError(reply, walletError('invalid_request', 'a reservation holds more than 0', { field: 'amount' }));
     const expiresAt = body.expiresAt === undefined ? undefined : Date.parse(body.expiresAt);
     const id = reservationIdOf(body.walletId, idempotencyKey, body.activity);
-    const bodyHash = sha256Hex(JSON.stringify(body));
+    const bodyHash = sha256Hex(jcs(body));
     if (!(await tokens.lookup(reservationKey(id)))) await tokens.add({ tokenHash: reservationKey(id), walletId: body.walletId, kind: 'reservation' }).catch(() => undefined);
     let replay: Reservation | undefined;
     const outcome = await desk.change(body.walletId, (wallet, now): WalletEvent | WalletError => {
@@ -167,7 +168,7 @@ export function registerReservationRoutes(app: FastifyInstance, deps: Reservatio
       debit: body.debit.amount,
       credits: body.credits.map((credit) => ({ walletId: credit.walletId, amount: credit.amount.amount })),
       reference: body.reference,
-      bodyHash: sha256Hex(JSON.stringify(body)),
+      bodyHash: sha256Hex(jcs(body)),
     };
     const problem = settlementProblem(found.reservation, settlement);
     if (problem) return sendWalletError(reply, problem);

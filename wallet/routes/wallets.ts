@@ -20,7 +20,16 @@ export interface WalletRouteDeps {
   clock: Clock;
   /** The base address this service names in the URLs it hands out. */
   baseOf: (host: string | undefined) => string;
+  /** Wallets created per minute per IP (0: no limit): each writes to NATS, so nobody may fill it for free. */
+  createsPerMinute: number;
 }
+
+/** What the OpenAPI document says of the bearer routes and of Idempotency-Key. */
+export const BEARER = [{ bearerAuth: [] }];
+export const IDEMPOTENCY_HEADER = {
+  type: 'object',
+  properties: { 'idempotency-key': { type: 'string', minLength: 1, maxLength: 255, description: "Stripe's semantics: a retry with the same body gets the first response" } },
+} as const;
 
 /** A pairing's token and code are good this long. */
 export const PAIRING_TTL_MS = 15 * 60_000;
@@ -30,6 +39,8 @@ const createBody = {
   additionalProperties: false,
   properties: { label: { type: 'string', minLength: 1, maxLength: 100 }, ownerEmail: { type: 'string', format: 'email', maxLength: 254 } },
 } as const;
+
+const CHECKOUTS_SHOWN = 20;
 
 const pageQuery = {
   type: 'object',
@@ -55,7 +66,8 @@ export function registerWalletRoutes(app: FastifyInstance, deps: WalletRouteDeps
   const { desk, tokens, idempotency, clock } = deps;
   // Every field is optional, so is the body: none is `{}`.
   const noBodyIsEmpty = async (request: { body: unknown }) => void (request.body ??= {});
-  app.post<{ Body: { label?: string; ownerEmail?: string } | undefined }>('/v1/wallets', { preValidation: noBodyIsEmpty, schema: { operationId: 'createWallet', body: createBody } }, (request, reply) =>
+  const limit = deps.createsPerMinute > 0 ? { config: { rateLimit: { max: deps.createsPerMinute, timeWindow: '1 minute' } } } : {};
+  app.post<{ Body: { label?: string; ownerEmail?: string } | undefined }>('/v1/wallets', { ...limit, preValidation: noBodyIsEmpty, schema: { operationId: 'createWallet', body: createBody, headers: IDEMPOTENCY_HEADER } }, (request, reply) =>
     idempotently(idempotency, `ip:${request.ip}`, request, reply, async () => {
       const now = clock.now();
       const [token, code] = [newPairingToken(), newPairingCode()];
@@ -84,14 +96,14 @@ export function registerWalletRoutes(app: FastifyInstance, deps: WalletRouteDeps
     }),
   );
 
-  app.get<{ Params: { id: string } }>('/v1/wallets/:id', { schema: { operationId: 'getWallet' } }, async (request, reply) => {
+  app.get<{ Params: { id: string } }>('/v1/wallets/:id', { schema: { operationId: 'getWallet', security: BEARER } }, async (request, reply) => {
     const opened = await walletOfBearer(request, tokens, desk);
     if ('error' in opened) return sendWalletError(reply, opened.error);
     if (opened.wallet.id !== request.params.id) return sendWalletError(reply, walletError('forbidden', 'this token opens another wallet'));
     return { wallet: walletView(opened.wallet) };
   });
 
-  app.get<{ Querystring: { limit?: string; cursor?: string } }>('/v1/me', { schema: { operationId: 'getWalletOverview', querystring: pageQuery } }, async (request, reply) => {
+  app.get<{ Querystring: { limit?: string; cursor?: string } }>('/v1/me', { schema: { operationId: 'getWalletOverview', security: BEARER, querystring: pageQuery } }, async (request, reply) => {
     const opened = await walletOfBearer(request, tokens, desk);
     if ('error' in opened) return sendWalletError(reply, opened.error);
     const { wallet } = opened;
@@ -107,7 +119,8 @@ export function registerWalletRoutes(app: FastifyInstance, deps: WalletRouteDeps
       funding: {
         totalFunded: usd(completed.reduce((sum, checkout) => sum + BigInt(checkout.amount), 0n)),
         lastFundedAt: completed.length === 0 ? null : isoTime(Math.max(...completed.map((checkout) => checkout.completedAt!))),
-        checkouts: Object.values(wallet.checkouts).reverse().map((checkout) => checkoutView(checkout, wallet.id, base, clock.now())),
+        // The latest ones; every top-up stays in the ledger.
+        checkouts: Object.values(wallet.checkouts).reverse().slice(0, CHECKOUTS_SHOWN).map((checkout) => checkoutView(checkout, wallet.id, base, clock.now())),
       },
       // Executions and reservations are not built yet: nothing has been spent or reserved.
       usage: { totalSpent: usd(0n), executions: 0, openReservations: 0 },
