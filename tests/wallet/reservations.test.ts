@@ -78,6 +78,7 @@ test('reserve holds credit, idempotently by pact and party; another body is 422;
   assert.is(short.body.error, 'insufficient_credit');
   assert.equal([short.body.requested, short.body.available], [usd(6000001), usd(6000000)]);
   assert.equal(await balances(stack, payer), ['10000000', '4000000', '6000000']);
+  assert.is((await call(stack, 'GET', '/v1/me', undefined, payer.auth)).body.usage.openReservations, 1);
   const read = await call(stack, 'GET', `${PATH}/${reservation.id}`, undefined, internal);
   assert.equal(read.body.reservation, reservation);
 });
@@ -106,6 +107,7 @@ test('settle: the debit goes to the payees once, the rest comes back; a repeat r
   assert.equal(await balances(stack, fee), ['500000', '0', '500000']);
   const ledger = (await call(stack, 'GET', '/v1/me', undefined, payer.auth)).body.ledger.items.map((e: any) => [e.type, e.amount.amount]);
   assert.equal(ledger, [['hold_release', '3000000'], ['debit', '-7000000'], ['hold', '-10000000'], ['topup', '10000000']]);
+  assert.equal((await call(stack, 'GET', '/v1/me', undefined, payer.auth)).body.usage, { totalSpent: usd(7000000), executions: 0, openReservations: 0 });
   const credit = (await call(stack, 'GET', '/v1/me', undefined, seller.auth)).body.ledger.items[0];
   assert.equal([credit.type, credit.amount.amount, credit.reference], ['credit', '6500000', { kind: 'reservation', id: reservation.id }]);
 });

@@ -42,6 +42,13 @@ const createBody = {
 
 const CHECKOUTS_SHOWN = 20;
 
+/** What the wallet spent (the debits of its settled reservations; executions are not built yet) and holds open. */
+function usageOf(wallet: Wallet) {
+  const reservations = Object.values(wallet.reservations);
+  const spent = reservations.reduce((total, reservation) => total + BigInt(reservation.settlement?.debit ?? '0'), 0n);
+  return { totalSpent: usd(spent), executions: 0, openReservations: reservations.filter((reservation) => reservation.status === 'held').length };
+}
+
 const pageQuery = {
   type: 'object',
   additionalProperties: false,
@@ -122,8 +129,7 @@ export function registerWalletRoutes(app: FastifyInstance, deps: WalletRouteDeps
         // The latest ones; every top-up stays in the ledger.
         checkouts: Object.values(wallet.checkouts).reverse().slice(0, CHECKOUTS_SHOWN).map((checkout) => checkoutView(checkout, wallet.id, base, clock.now())),
       },
-      // Executions and reservations are not built yet: nothing has been spent or reserved.
-      usage: { totalSpent: usd(0n), executions: 0, openReservations: 0 },
+      usage: usageOf(wallet),
       ledger: { items: page.map(({ entry }) => entryView(entry)), nextCursor: entries.length > limit ? cursorOf(page.at(-1)!.position) : null },
     };
   });
