@@ -3,7 +3,7 @@
  * separate load generator process so that the figures are the server's. See README, Benchmark.
  *
  *   BENCH_PACTS BENCH_WARMUP BENCH_CONCURRENCY BENCH_READ_SECONDS BENCH_READ_CONCURRENCY BENCH_STORED BENCH_COLD BENCH_OFFERS BENCH_EVENTS
- *   BENCH_STREAM_STORED BENCH_RAIL_PACTS BENCH_PHASES=commands,stored,offers,stream,rails
+ *   BENCH_STREAM_STORED BENCH_RAIL_PACTS BENCH_RESERVATIONS BENCH_PHASES=commands,stored,offers,stream,rails,wallet
  *   BENCH_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof'   node arguments for the service
  */
 import { Stack } from '../tests/support/stack.js';
@@ -15,6 +15,7 @@ import { print } from './report.js';
 import { settings } from './settings.js';
 import { offerSearch } from './offers.js';
 import { railLatencies } from './rails.js';
+import { WALLET_BENCH_ENV, walletReservations } from './wallet.js';
 import { streamPhase } from './stream.js';
 import { signedCommands } from './signed-commands.js';
 import { fixed } from './stats.js';
@@ -49,6 +50,7 @@ async function main(): Promise<void> {
     if (phase('offers')) await withStack({}, (stack) => offerSearch(load, stack, clients));
     if (phase('stream')) await withStack({ PACT_RATE_LIMIT_PULLS: '0' }, (stack) => streamPhase(load, stack, clients));
     if (phase('rails')) await railLatencies(withStack);
+    if (phase('wallet')) await withStack(WALLET_BENCH_ENV, walletReservations);
   });
 }
 

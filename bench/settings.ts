@@ -19,8 +19,10 @@ export const settings = {
   events: envInt('BENCH_EVENTS', 10_000),
   /** Events the stream is then filled to over NATS, for pulls from a long stream (0: not done). */
   streamStored: envInt('BENCH_STREAM_STORED', 0),
-  /** Phases to run, of commands, stored, offers, stream, rails (BENCH_PHASES, comma-separated; all by default). */
-  phases: new Set((process.env.BENCH_PHASES || 'commands,stored,offers,stream,rails').split(',')),
+  /** Phases to run, of commands, stored, offers, stream, rails, wallet (BENCH_PHASES, comma-separated; all by default). */
+  phases: new Set((process.env.BENCH_PHASES || 'commands,stored,offers,stream,rails,wallet').split(',')),
+  /** Reserve + settle pairs at the wallet service, at one wallet and then across 50. */
+  reservations: envInt('BENCH_RESERVATIONS', 1000),
   /** Trades on each real rail (x402, mpp) for the collect and payout latencies. */
   railPacts: envInt('BENCH_RAIL_PACTS', 30),
   /** Offers published for the offer search phase. */
