@@ -51,10 +51,13 @@ export function settlementOf(wallet: Wallet, reservation: Reservation, settlemen
       { account: accounts.available(wallet.id), amount: `${rest}` },
     ],
   };
-  const after = { balance: now(wallet).balance - debit, held: now(wallet).held - amount };
+  // Shown as the hold coming back whole, then the debit leaving: each entry with the balances after it, so the
+  // owner's entries add up to the balance (the hold already took the amount out of what is available).
+  const released = { ...now(wallet), held: now(wallet).held - amount };
+  const debited = { ...released, balance: released.balance - debit };
   const entries = [
-    entryOn('debit', -debit, after, reservationRef(reservation.id), transaction.id, at),
-    ...(rest > 0n ? [entryOn('hold_release', rest, after, reservationRef(reservation.id), transaction.id, at)] : []),
+    entryOn('hold_release', amount, released, reservationRef(reservation.id), transaction.id, at),
+    ...(debit > 0n ? [entryOn('debit', -debit, debited, reservationRef(reservation.id), transaction.id, at)] : []),
   ];
   return { transaction, entries };
 }

@@ -4,6 +4,9 @@ import bs58 from 'bs58';
 // Ids and one-time secrets of the wallet service (WALLET-DECISIONS.md). Secrets are shown once and kept only
 // as their SHA-256.
 
+/** A wallet id as this service makes them: never a NATS wildcard or anything but one subject token. */
+export const WALLET_ID = /^w_[1-9A-HJ-NP-Za-km-z]{20,40}$/;
+
 /** `<prefix>_` and 24 random base58 characters (the spec asks for at least 20). */
 export function newId(prefix: 'w' | 'pr' | 'co' | 'ex' | 'rc' | 'rsv' | 'tx' | 'le'): string {
   let text = '';

@@ -11,6 +11,9 @@ export interface TokenRecord {
 
 const KNOWN_AT_MOST = 100_000;
 
+/** The hash has a record already (the same one written before, or by chance another). */
+export class TokenTaken extends Error {}
+
 function decodeToken(data: Uint8Array, subject: string): TokenRecord | undefined {
   const value = messageObject<TokenRecord>(data);
   const wellShaped = value !== undefined && typeof value.tokenHash === 'string' && typeof value.walletId === 'string' && walletTokenSubject(value.tokenHash) === subject;
@@ -37,7 +40,7 @@ export class TokenIndex extends StreamJournal<TokenRecord> {
     try {
       await this.append(record, 0);
     } catch (error) {
-      if (error instanceof ExpectedSequenceMismatch) throw new Error('a token hash is taken already');
+      if (error instanceof ExpectedSequenceMismatch) throw new TokenTaken('a token hash is taken already');
       throw error;
     }
     this.remember(record);

@@ -5,6 +5,7 @@ import type { Wallet } from '../machines/wallet/types.js';
 import type { Clock } from '../runtime/clock.js';
 import { walletError, type WalletError } from './errors.js';
 import type { WalletEntry, WalletJournal } from './journal.js';
+import { WALLET_ID } from './secrets.js';
 
 /** A decision on a wallet at `now`: the event to record, or why not. */
 export type WalletDecision = (wallet: Wallet, now: number) => WalletEvent | WalletError;
@@ -57,6 +58,7 @@ export class WalletDesk {
 
   /** The wallet as its journal now holds it; undefined when there is none. */
   read(walletId: string): Promise<Wallet | undefined> {
+    if (!WALLET_ID.test(walletId)) return Promise.resolve(undefined); // an id names one subject, never a wildcard
     const actor = this.actorOf(walletId);
     return actor.serially(async () => {
       await this.catchUp(actor);
@@ -66,11 +68,13 @@ export class WalletDesk {
 
   /** Every event of the wallet, oldest first, as its journal holds them (the ledger is read from them). */
   async history(walletId: string): Promise<WalletEntry[]> {
+    if (!WALLET_ID.test(walletId)) return [];
     return (await this.journal.entriesAfter(walletId, 0)).map(({ value }) => value);
   }
 
   /** Decides on the wallet's newest state and records the event; a lost compare-and-set decides again. */
   change(walletId: string, decide: WalletDecision): Promise<WalletOutcome> {
+    if (!WALLET_ID.test(walletId)) return Promise.resolve({ error: walletError('not_found', `no wallet ${walletId}`) });
     const actor = this.actorOf(walletId);
     return actor.serially(async () => {
       for (;;) {

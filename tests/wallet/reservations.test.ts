@@ -106,7 +106,8 @@ test('settle: the debit goes to the payees once, the rest comes back; a repeat r
   assert.equal(await balances(stack, seller), ['6500000', '0', '6500000']);
   assert.equal(await balances(stack, fee), ['500000', '0', '500000']);
   const ledger = (await call(stack, 'GET', '/v1/me', undefined, payer.auth)).body.ledger.items.map((e: any) => [e.type, e.amount.amount]);
-  assert.equal(ledger, [['hold_release', '3000000'], ['debit', '-7000000'], ['hold', '-10000000'], ['topup', '10000000']]);
+  assert.equal(ledger, [['debit', '-7000000'], ['hold_release', '10000000'], ['hold', '-10000000'], ['topup', '10000000']]);
+  assert.is(ledger.reduce((sum: bigint, [, amount]: [string, string]) => sum + BigInt(amount), 0n), 3000000n); // the entries add up to the balance
   assert.equal((await call(stack, 'GET', '/v1/me', undefined, payer.auth)).body.usage, { totalSpent: usd(7000000), executions: 0, openReservations: 0 });
   const credit = (await call(stack, 'GET', '/v1/me', undefined, seller.auth)).body.ledger.items[0];
   assert.equal([credit.type, credit.amount.amount, credit.reference], ['credit', '6500000', { kind: 'reservation', id: reservation.id }]);
@@ -128,6 +129,24 @@ test('settle refuses a debit above the reservation or credits that do not add up
   const cancelled = await call(stack, 'POST', `${PATH}/${reservation.id}/settle`, { activityState: 'CANCELLED', debit: usd(0), credits: [], reference: 'p_bad:cancel' }, internal);
   assert.is(cancelled.status, 200, JSON.stringify(cancelled.body));
   assert.equal(await balances(stack, payer), ['5000000', '0', '5000000']);
+});
+
+test('ids are wallet ids, never NATS wildcards; an empty Idempotency-Key is 400; a hold past its expiry cannot settle (409, reads expired) but releases', async ({ stack }) => {
+  const payer = await fundedWallet(stack, '2000000');
+  for (const walletId of ['*', '>', 'w_*', `${payer.id}.x`]) {
+    assert.is((await reserve(stack, walletId, '1000000', 'p_wild')).status, 400, walletId);
+  }
+  const { reservation } = (await reserve(stack, payer.id, '1000000', 'p_wild')).body;
+  const credits = [{ walletId: '>', amount: usd(1000000) }];
+  assert.is((await call(stack, 'POST', `${PATH}/${reservation.id}/settle`, { activityState: 'SETTLED', debit: usd(1000000), credits, reference: 'r' }, internal)).status, 400);
+  assert.is((await reserve(stack, payer.id, '1000000', 'p_empty_key', { 'idempotency-key': '' })).status, 400);
+
+  const expiring = (await call(stack, 'POST', PATH, { walletId: payer.id, amount: usd(1000000), activity: { kind: 'pact', pactId: 'p_expiry', party: 'ed25519:buyer', role: 'buyer' }, expiresAt: new Date(Date.now() + 60 * 60_000).toISOString() }, internal)).body.reservation;
+  await call(stack, 'POST', '/__test/clock', { advanceMs: 2 * 60 * 60_000 });
+  const late = await call(stack, 'POST', `${PATH}/${expiring.id}/settle`, { activityState: 'SETTLED', debit: usd(0), credits: [], reference: 'late' }, internal);
+  assert.is(late.status, 409);
+  assert.is(late.body.reservation.status, 'expired');
+  assert.is((await call(stack, 'POST', `${PATH}/${expiring.id}/release`, { reason: 'expired' }, internal)).body.reservation.status, 'released');
 });
 
 test('release gives the whole hold back once; a repeat replays; settle after it is 409', async ({ stack }) => {

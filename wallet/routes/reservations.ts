@@ -9,7 +9,8 @@ import { internalOnly } from '../internal-auth.js';
 import { creditOf, holdOf, releaseOf, settlementOf } from '../ledger.js';
 import { sendWalletError } from '../reply.js';
 import { jcs } from '../../protocol/jcs.js';
-import { sha256Hex } from '../secrets.js';
+import { sha256Hex, WALLET_ID } from '../secrets.js';
+import { TokenTaken } from '../token-index.js';
 import type { TokenIndex } from '../token-index.js';
 import { isoTime, usd, walletView } from '../views.js';
 import type { WalletDesk } from '../wallet-desk.js';
@@ -32,12 +33,13 @@ const money = {
   properties: { amount: { type: 'string', pattern: '^(0|[1-9][0-9]{0,29})$' }, asset: { const: 'USD' } },
 } as const;
 const text = (max: number) => ({ type: 'string', minLength: 1, maxLength: max }) as const;
+const walletIdSchema = { type: 'string', pattern: WALLET_ID.source } as const;
 const reserveBody = {
   type: 'object',
   required: ['walletId', 'amount', 'activity'],
   additionalProperties: false,
   properties: {
-    walletId: text(64),
+    walletId: walletIdSchema,
     amount: money,
     activity: {
       type: 'object',
@@ -56,7 +58,7 @@ const settleBody = {
   properties: {
     activityState: { enum: ['SETTLED', 'CANCELLED'] },
     debit: money,
-    credits: { type: 'array', maxItems: 100, items: { type: 'object', required: ['walletId', 'amount'], additionalProperties: false, properties: { walletId: text(64), amount: money } } },
+    credits: { type: 'array', maxItems: 100, items: { type: 'object', required: ['walletId', 'amount'], additionalProperties: false, properties: { walletId: walletIdSchema, amount: money } } },
     reference: text(256),
   },
 } as const;
@@ -77,14 +79,15 @@ function reservationIdOf(walletId: string, idempotencyKey: string | undefined, a
   return `rsv_${bs58.encode(createHash('sha256').update(`${walletId}\n${key}`).digest()).slice(0, 24)}`;
 }
 
-export function reservationView(wallet: Wallet, reservation: Reservation) {
+/** A reservation as the routes answer it; a hold past `expiresAt` reads `expired` (it can only be released now). */
+export function reservationView(wallet: Wallet, reservation: Reservation, now: number) {
   const settled = reservation.settlement?.debit ?? '0';
   const released = reservation.status === 'released' ? reservation.amount : reservation.status === 'settled' ? (BigInt(reservation.amount) - BigInt(settled)).toString() : '0';
   const { balance, held, available, status } = walletView(wallet);
   return {
     id: reservation.id,
     walletId: wallet.id,
-    status: reservation.status,
+    status: reservation.status === 'held' && now >= reservation.expiresAt ? 'expired' : reservation.status,
     amount: usd(reservation.amount),
     settled: usd(settled),
     released: usd(released),
@@ -110,7 +113,7 @@ export function registerReservationRoutes(app: FastifyInstance, deps: Reservatio
   app.post<{ Body: ReserveBody }>(PATH, { onRequest: guard, schema: { operationId: 'reserveAgentPactCredits', body: reserveBody } }, async (request, reply) => {
     const body = request.body;
     const idempotencyKey = request.headers['idempotency-key'];
-    if (idempotencyKey !== undefined && (typeof idempotencyKey !== 'string' || idempotencyKey.length > 255)) {
+    if (idempotencyKey !== undefined && (typeof idempotencyKey !== 'string' || idempotencyKey.length === 0 || idempotencyKey.length > 255)) {
       return sendWalletError(reply, walletError('invalid_request', 'Idempotency-Key is 1 to 255 characters', { field: 'Idempotency-Key' }));
     }
     const amount = BigInt(body.amount.amount);
@@ -118,7 +121,6 @@ export function registerReservationRoutes(app: FastifyInstance, deps: Reservatio
     const expiresAt = body.expiresAt === undefined ? undefined : Date.parse(body.expiresAt);
     const id = reservationIdOf(body.walletId, idempotencyKey, body.activity);
     const bodyHash = sha256Hex(jcs(body));
-    if (!(await tokens.lookup(reservationKey(id)))) await tokens.add({ tokenHash: reservationKey(id), walletId: body.walletId, kind: 'reservation' }).catch(() => undefined);
     let replay: Reservation | undefined;
     const outcome = await desk.change(body.walletId, (wallet, now): WalletEvent | WalletError => {
       const earlier = wallet.reservations[id];
@@ -148,15 +150,17 @@ export function registerReservationRoutes(app: FastifyInstance, deps: Reservatio
       };
       return { type: 'reserved', at: now, reservation, ...holdOf(wallet, reservation, now) };
     });
-    if (replay) return answer(reply, 200, (await desk.read(body.walletId))!, id);
-    if ('error' in outcome) return sendWalletError(reply, outcome.error);
-    return answer(reply, 201, outcome.wallet, id);
+    if ('error' in outcome && !replay) return sendWalletError(reply, outcome.error);
+    // Indexed once it exists (a replay indexes it if a crash came between): GET, settle and release find it by id.
+    await indexed(tokens, id, body.walletId);
+    if (replay) return answer(reply, 200, (await desk.read(body.walletId))!, id, deps.clock.now());
+    return answer(reply, 201, (outcome as { wallet: Wallet }).wallet, id, deps.clock.now());
   });
 
   app.get<{ Params: { id: string } }>(`${PATH}/:id`, { onRequest: guard, schema: { operationId: 'getAgentPactReservation' } }, async (request, reply) => {
     const found = await reservationOf(deps, request.params.id);
     if (!found) return sendWalletError(reply, walletError('not_found', `no reservation ${request.params.id}`));
-    return answer(reply, 200, found.wallet, found.reservation.id);
+    return answer(reply, 200, found.wallet, found.reservation.id, deps.clock.now());
   });
 
   app.post<{ Params: { id: string }; Body: SettleBody }>(`${PATH}/:id/settle`, { onRequest: guard, schema: { operationId: 'settleAgentPactCredits', body: settleBody } }, async (request, reply) => {
@@ -172,15 +176,17 @@ export function registerReservationRoutes(app: FastifyInstance, deps: Reservatio
     };
     const problem = settlementProblem(found.reservation, settlement);
     if (problem) return sendWalletError(reply, problem);
-    for (const credit of settlement.credits) {
-      const payee = await desk.read(credit.walletId);
-      if (!payee || payee.status === 'closed') return sendWalletError(reply, walletError('invalid_request', `no open wallet ${credit.walletId} to credit`, { field: 'credits' }));
+    if (found.reservation.status === 'held') {
+      for (const credit of settlement.credits) {
+        const payee = await desk.read(credit.walletId);
+        if (!payee || payee.status === 'closed') return sendWalletError(reply, walletError('invalid_request', `no open wallet ${credit.walletId} to credit`, { field: 'credits' }));
+      }
     }
     const walletId = found.wallet.id;
     const outcome = await desk.change(walletId, (wallet, now): WalletEvent | WalletError => {
       const reservation = wallet.reservations[found.reservation.id]!;
       if (reservation.status === 'settled' && reservation.settlement?.bodyHash === settlement.bodyHash) return REPLAY;
-      if (reservation.status !== 'held') return notHeld(wallet, reservation);
+      if (reservation.status !== 'held' || now >= reservation.expiresAt) return notHeld(wallet, reservation, now);
       return { type: 'reservationSettled', at: now, reservationId: reservation.id, settlement, ...settlementOf(wallet, reservation, settlement, now) };
     });
     const settled = 'error' in outcome ? await desk.read(walletId) : outcome.wallet;
@@ -188,7 +194,7 @@ export function registerReservationRoutes(app: FastifyInstance, deps: Reservatio
     if ('error' in outcome && !(reservation.status === 'settled' && reservation.settlement?.bodyHash === settlement.bodyHash)) return sendWalletError(reply, outcome.error);
     // Settled (now or by the request this one repeats): each payee is credited once, whoever gets here first.
     for (const credit of reservation.settlement!.credits) await creditPayee(desk, credit.walletId, reservation.id, BigInt(credit.amount));
-    return answer(reply, 200, (await desk.read(walletId))!, reservation.id);
+    return answer(reply, 200, (await desk.read(walletId))!, reservation.id, deps.clock.now());
   });
 
   app.post<{ Params: { id: string }; Body: { reason?: string } | undefined }>(
@@ -200,19 +206,28 @@ export function registerReservationRoutes(app: FastifyInstance, deps: Reservatio
       const outcome = await desk.change(found.wallet.id, (wallet, now): WalletEvent | WalletError => {
         const reservation = wallet.reservations[found.reservation.id]!;
         if (reservation.status === 'released') return REPLAY;
-        if (reservation.status !== 'held') return notHeld(wallet, reservation);
+        if (reservation.status !== 'held') return notHeld(wallet, reservation, now);
         return { type: 'reservationReleased', at: now, reservationId: reservation.id, reason: request.body?.reason ?? null, ...releaseOf(wallet, reservation, now) };
       });
       if ('error' in outcome && outcome.error !== REPLAY) return sendWalletError(reply, outcome.error);
-      return answer(reply, 200, 'error' in outcome ? (await desk.read(found.wallet.id))! : outcome.wallet, found.reservation.id);
+      return answer(reply, 200, 'error' in outcome ? (await desk.read(found.wallet.id))! : outcome.wallet, found.reservation.id, deps.clock.now());
     },
   );
 }
 
-const answer = (reply: FastifyReply, status: number, wallet: Wallet, id: string) => reply.code(status).send({ reservation: reservationView(wallet, wallet.reservations[id]!) });
+const answer = (reply: FastifyReply, status: number, wallet: Wallet, id: string, now: number) => reply.code(status).send({ reservation: reservationView(wallet, wallet.reservations[id]!, now) });
 
-function notHeld(wallet: Wallet, reservation: Reservation): WalletError {
-  return walletError('reservation_not_held', `the reservation is ${reservation.status}`, { reservation: reservationView(wallet, reservation) });
+function notHeld(wallet: Wallet, reservation: Reservation, now: number): WalletError {
+  const view = reservationView(wallet, reservation, now);
+  return walletError('reservation_not_held', `the reservation is ${view.status}`, { reservation: view });
+}
+
+/** The reservation's index entry, written if missing; one written meanwhile by another request is as good. */
+async function indexed(tokens: TokenIndex, id: string, walletId: string): Promise<void> {
+  if (await tokens.lookup(reservationKey(id))) return;
+  await tokens.add({ tokenHash: reservationKey(id), walletId, kind: 'reservation' }).catch((error: unknown) => {
+    if (!(error instanceof TokenTaken)) throw error;
+  });
 }
 
 function settlementProblem(reservation: Reservation, settlement: Settlement): WalletError | undefined {
