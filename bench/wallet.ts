@@ -1,4 +1,5 @@
 import type { Stack } from '../tests/support/stack.js';
+import { pairedWallet as fundedWallet, usd, walletCall } from '../tests/support/wallet-client.js';
 import { print } from './report.js';
 import { settings } from './settings.js';
 import { fixed, latencySummary } from './stats.js';
@@ -54,26 +55,7 @@ async function pair(stack: Stack, walletId: string, payee: string, pactId: strin
 }
 
 const internal = { authorization: `Bearer ${INTERNAL_TOKEN}` };
-const usd = (amount: string) => ({ amount, asset: 'USD' });
-
-async function call(stack: Stack, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
-  const form = typeof body === 'string';
-  const response = await fetch(`${stack.walletUrl}${path}`, {
-    method,
-    headers: body === undefined ? headers : { 'content-type': form ? 'application/x-www-form-urlencoded' : 'application/json', ...headers },
-    body: body === undefined ? undefined : form ? body : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, body: (response.headers.get('content-type') ?? '').includes('json') ? JSON.parse(text) : text } as { status: number; body: any };
-}
+const call = walletCall;
 
 /** A paired wallet topped up with `funded` micro-USD through a mock checkout; its id. */
-async function pairedWallet(stack: Stack, funded: string): Promise<string> {
-  const { wallet, pairing } = (await call(stack, 'POST', '/v1/wallets')).body;
-  const { accessToken } = (await call(stack, 'POST', '/v1/pairings/claim', { token: pairing.token })).body;
-  if (funded !== '0') {
-    const { checkout } = (await call(stack, 'POST', '/v1/checkout', { amount: usd(funded) }, { authorization: `Bearer ${accessToken}` })).body;
-    await call(stack, 'POST', `${new URL(checkout.url).pathname}/pay`, 'rail=mock');
-  }
-  return wallet.id;
-}
+const pairedWallet = async (stack: Stack, funded: string) => (await fundedWallet(stack, funded)).id;

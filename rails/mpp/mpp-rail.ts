@@ -2,10 +2,11 @@ import { createHash } from 'node:crypto';
 import { Challenge, Credential, Method, PaymentRequest, Receipt } from 'mppx';
 import { Methods } from 'mppx/evm';
 import { charge as evmCharge } from 'mppx/evm/server';
-import { formatUnits, getAddress, isAddress } from 'viem';
+import { formatUnits, getAddress } from 'viem';
 import { signedAuthorizationOf } from '../evm/eip3009.js';
 import type { EvmEscrow } from '../evm/evm-escrow.js';
-import { RailError, type Collected, type CollectRequest, type FundCall, type PayoutRequest, type Quote, type QuoteRequest, type Rail, type RailHealth, type RailReceipt } from '../rail.js';
+import { RailError, type CollectRequest, type FundCall, type Quote, type QuoteRequest, type RailHealth, type RailReceipt } from '../rail.js';
+import { EvmRail } from '../evm/evm-rail.js';
 import type { MppConfig } from './config.js';
 
 /** Binds the payer a credential proved as the party's mpp address (first write wins: a later one is kept out quietly). */
@@ -18,17 +19,18 @@ type EvmCredential = ReturnType<typeof Credential.deserialize<Record<string, unk
  * challenge bound (by HMAC) to this pact, party, nonce, payer address and signed call; the paid retry sends the
  * same call with `Authorization: Payment <credential>`, whose EIP-3009 authorization the escrow wallet settles.
  */
-export class MppRail implements Rail {
+export class MppRail extends EvmRail {
   readonly name = 'mpp' as const;
   readonly needsRailAddress = true;
   /** mppx's evm charge, used for its credential checks only: the escrow wallet settles. */
   private readonly method;
 
   constructor(
-    private readonly escrow: EvmEscrow,
+    escrow: EvmEscrow,
     private readonly config: MppConfig,
     private readonly bindPayer: BindPayer,
   ) {
+    super(escrow);
     const { token, chainId } = escrow.config;
     this.method = evmCharge({
       currency: token.address,
@@ -38,22 +40,6 @@ export class MppRail implements Rail {
       authorization: { name: token.name, version: token.version },
       settle: () => Promise.reject(new Error('the escrow wallet settles mpp credentials')),
     });
-  }
-
-  get escrowAccount(): string {
-    return this.escrow.address;
-  }
-
-  get ready(): boolean {
-    return this.escrow.ready;
-  }
-
-  isAddress(address: string): boolean {
-    return isAddress(address);
-  }
-
-  holds(asset: string): boolean {
-    return asset === this.escrow.config.token.asset;
   }
 
   quote(request: QuoteRequest): Quote {
@@ -107,15 +93,7 @@ export class MppRail implements Rail {
     return { key: request.key, ref: tx.hash, headers: { 'payment-receipt': Receipt.serialize(receipt) } };
   }
 
-  payout(request: PayoutRequest): Promise<RailReceipt> {
-    return this.escrow.payout('mpp', request);
-  }
-
-  collects(): AsyncIterable<Collected> {
-    return this.escrow.collects('mpp');
-  }
-
-  async health(): Promise<RailHealth> {
+  override async health(): Promise<RailHealth> {
     return { ...(await this.escrow.health()), method: this.config.method, intent: 'charge', realm: this.config.realm };
   }
 

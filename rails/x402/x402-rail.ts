@@ -2,12 +2,12 @@ import { x402Facilitator } from '@x402/core/facilitator';
 import type { Network, PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import { toFacilitatorEvmSigner } from '@x402/evm';
 import { registerExactEvmScheme } from '@x402/evm/exact/facilitator';
-import { isAddress } from 'viem';
 import type { Money } from '../../protocol/money.js';
 import type { ChainReader } from '../evm/chain.js';
 import type { EvmEscrow } from '../evm/evm-escrow.js';
 import { shortError } from '../evm/escrow-wallet.js';
-import { RailError, type Collected, type CollectRequest, type PayoutRequest, type Quote, type QuoteRequest, type Rail, type RailHealth, type RailReceipt } from '../rail.js';
+import { RailError, type CollectRequest, type Quote, type QuoteRequest, type RailReceipt } from '../rail.js';
+import { EvmRail } from '../evm/evm-rail.js';
 import { x402PaymentOf, type X402Payment } from './x402-payment.js';
 
 /** How long a payer's authorization may be valid, as the requirement tells it. */
@@ -18,15 +18,13 @@ const MAX_TIMEOUT_SECONDS = 600;
  * requirement from the pact, verifies the payload with @x402/core and @x402/evm as its own facilitator, and
  * the escrow wallet settles it (recorded before broadcast, so a retry never settles twice).
  */
-export class X402Rail implements Rail {
+export class X402Rail extends EvmRail {
   readonly name = 'x402' as const;
   readonly needsRailAddress = false;
   private readonly facilitator = new x402Facilitator();
 
-  constructor(
-    private readonly escrow: EvmEscrow,
-    reader: ChainReader,
-  ) {
+  constructor(escrow: EvmEscrow, reader: ChainReader) {
+    super(escrow);
     const signer = toFacilitatorEvmSigner({
       address: escrow.address,
       readContract: (args) => reader.readContract(args as never),
@@ -38,22 +36,6 @@ export class X402Rail implements Rail {
       waitForTransactionReceipt: (args) => reader.waitForTransactionReceipt(args),
     });
     registerExactEvmScheme(this.facilitator, { signer, networks: this.network });
-  }
-
-  get escrowAccount(): string {
-    return this.escrow.address;
-  }
-
-  get ready(): boolean {
-    return this.escrow.ready;
-  }
-
-  isAddress(address: string): boolean {
-    return isAddress(address);
-  }
-
-  holds(asset: string): boolean {
-    return asset === this.escrow.config.token.asset;
   }
 
   /** `railData.accepts`: one `exact` entry on the chain's CAIP-2 network, and one on its v1 name when it has one. */
@@ -74,18 +56,6 @@ export class X402Rail implements Rail {
     const encoded = Buffer.from(JSON.stringify(response)).toString('base64');
     // v1 (and the spec) name it X-PAYMENT-RESPONSE, v2 PAYMENT-RESPONSE.
     return { key: request.key, ref: tx.hash, headers: { 'x-payment-response': encoded, 'payment-response': encoded } };
-  }
-
-  payout(request: PayoutRequest): Promise<RailReceipt> {
-    return this.escrow.payout('x402', request);
-  }
-
-  collects(): AsyncIterable<Collected> {
-    return this.escrow.collects('x402');
-  }
-
-  health(): Promise<RailHealth> {
-    return this.escrow.health();
   }
 
   private get network(): Network {

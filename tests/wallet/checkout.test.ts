@@ -1,6 +1,9 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Stack } from '../support/stack.js';
+import { pairedWallet as funded, usd, walletCall as call } from '../support/wallet-client.js';
+
+const pairedWallet = (stack: Stack) => funded(stack, '0');
 
 // Hosted checkout over HTTP: a bearer opens it, its page pays it on the mock rail, the wallet is credited
 // exactly once with a `topup` in its ledger; an expired checkout never credits.
@@ -14,26 +17,8 @@ test.after(async ({ stack }) => {
   await stack.stop();
 });
 
-async function call(stack: Stack, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
-  const form = typeof body === 'string';
-  const response = await fetch(`${stack.walletUrl}${path}`, {
-    method,
-    redirect: 'manual',
-    headers: body === undefined ? headers : { 'content-type': form ? 'application/x-www-form-urlencoded' : 'application/json', ...headers },
-    body: body === undefined ? undefined : form ? body : JSON.stringify(body),
-  });
-  const text = await response.text();
-  const isJson = (response.headers.get('content-type') ?? '').includes('json');
-  return { status: response.status, body: isJson ? JSON.parse(text) : text, headers: response.headers } as { status: number; body: any; headers: Headers };
-}
 
-async function pairedWallet(stack: Stack) {
-  const { wallet, pairing } = (await call(stack, 'POST', '/v1/wallets')).body;
-  const { accessToken } = (await call(stack, 'POST', '/v1/pairings/claim', { token: pairing.token })).body;
-  return { id: wallet.id as string, auth: { authorization: `Bearer ${accessToken}` } };
-}
 
-const usd = (amount: string) => ({ amount, asset: 'USD' });
 const open = (stack: Stack, auth: Record<string, string>, amount: string, extra: Record<string, string> = {}, headers: Record<string, string> = {}) =>
   call(stack, 'POST', '/v1/checkout', { amount: usd(amount), ...extra }, { ...auth, ...headers });
 const pathOf = (url: string) => new URL(url).pathname;

@@ -1,6 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Stack } from '../support/stack.js';
+import { pairedWallet as fundedWallet, usd, walletCall as call } from '../support/wallet-client.js';
 
 // The internal agent-pact reservations over HTTP: reserve idempotently, settle exactly once with credits to
 // other wallets, release exactly once; hundreds at one wallet at once never overspend or settle twice.
@@ -15,33 +16,10 @@ test.after(async ({ stack }) => {
   await stack.stop();
 });
 
-async function call(stack: Stack, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
-  const form = typeof body === 'string';
-  const response = await fetch(`${stack.walletUrl}${path}`, {
-    method,
-    redirect: 'manual',
-    headers: body === undefined ? headers : { 'content-type': form ? 'application/x-www-form-urlencoded' : 'application/json', ...headers },
-    body: body === undefined ? undefined : form ? body : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, body: (response.headers.get('content-type') ?? '').includes('json') ? JSON.parse(text) : text } as { status: number; body: any };
-}
 
 const internal = { authorization: `Bearer ${INTERNAL}` };
-const usd = (amount: string | bigint | number) => ({ amount: String(amount), asset: 'USD' });
 const PATH = '/v1/internal/agent-pact/reservations';
 
-/** A paired wallet holding `funded` micro-USD (topped up through a checkout on the mock rail). */
-async function fundedWallet(stack: Stack, funded: string) {
-  const { wallet, pairing } = (await call(stack, 'POST', '/v1/wallets')).body;
-  const { accessToken } = (await call(stack, 'POST', '/v1/pairings/claim', { token: pairing.token })).body;
-  const auth = { authorization: `Bearer ${accessToken}` };
-  if (funded !== '0') {
-    const { checkout } = (await call(stack, 'POST', '/v1/checkout', { amount: usd(funded) }, auth)).body;
-    assert.is((await call(stack, 'POST', `${new URL(checkout.url).pathname}/pay`, 'rail=mock')).status, 200);
-  }
-  return { id: wallet.id as string, auth };
-}
 
 const reserve = (stack: Stack, walletId: string, amount: string, pactId: string, headers: Record<string, string> = {}) =>
   call(stack, 'POST', PATH, { walletId, amount: usd(amount), activity: { kind: 'pact', pactId, party: 'ed25519:buyer', role: 'buyer' } }, { ...internal, ...headers });

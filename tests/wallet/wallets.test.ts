@@ -1,6 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Stack } from '../support/stack.js';
+import { walletCall as call } from '../support/wallet-client.js';
 
 // The credit wallet service's first routes over HTTP, against the process `npm start` runs: a wallet with its
 // one-time pairing, the claim for the access token, bearer reads, idempotent creation.
@@ -14,14 +15,6 @@ test.after(async ({ stack }) => {
   await stack.stop();
 });
 
-async function call(stack: Stack, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
-  const response = await fetch(`${stack.walletUrl}${path}`, {
-    method,
-    headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: response.status, body: (await response.json()) as any, headers: response.headers };
-}
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 const ZERO = { amount: '0', asset: 'USD' };

@@ -1,0 +1,46 @@
+import { isAddress } from 'viem';
+import type { RailName } from '../../machines/pact/types.js';
+import type { Collected, CollectRequest, PayoutRequest, Quote, QuoteRequest, Rail, RailHealth, RailReceipt } from '../rail.js';
+import type { EvmEscrow } from './evm-escrow.js';
+
+/**
+ * What the x402 and mpp rails share: the escrow wallet on one chain holding one token, its payouts, its books and
+ * its readiness. A rail adds only its wire format: the 402 it quotes and the proof it collects.
+ */
+export abstract class EvmRail implements Rail {
+  abstract readonly name: RailName;
+  abstract readonly needsRailAddress: boolean;
+
+  constructor(protected readonly escrow: EvmEscrow) {}
+
+  abstract quote(request: QuoteRequest): Quote;
+  abstract collect(request: CollectRequest): Promise<RailReceipt>;
+
+  get escrowAccount(): string {
+    return this.escrow.address;
+  }
+
+  get ready(): boolean {
+    return this.escrow.ready;
+  }
+
+  isAddress(address: string): boolean {
+    return isAddress(address);
+  }
+
+  holds(asset: string): boolean {
+    return asset === this.escrow.config.token.asset;
+  }
+
+  payout(request: PayoutRequest): Promise<RailReceipt> {
+    return this.escrow.payout(this.name, request);
+  }
+
+  collects(): AsyncIterable<Collected> {
+    return this.escrow.collects(this.name);
+  }
+
+  health(): Promise<RailHealth> {
+    return this.escrow.health();
+  }
+}
