@@ -1,11 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Pact } from '../../machines/pact/types.js';
 import type { KeyPair } from '../../protocol/sign.js';
-import { evmRailEnv, startEvmChain, type EvmChain, type TestWallet } from '../support/evm-chain.js';
+import { startEvmStack, type EvmChain, type EvmStack, type TestWallet } from '../support/evm-chain.js';
 import { payV2 } from '../support/evm/x402-payments.js';
 import { newParties, tradeSpec } from '../support/parties.js';
 import { Stack } from '../support/stack.js';
@@ -15,17 +12,13 @@ import { Stack } from '../support/stack.js';
 // when the pact moves on without it; a payout interrupted either way is paid exactly once.
 
 const DAY = 24 * 3_600_000;
-const test = suite<{ chain: EvmChain; stack: Stack; dir: string }>('EVM rails through kill -9');
+const test = suite<EvmStack>('EVM rails through kill -9');
 
 test.before(async (context) => {
-  context.chain = await startEvmChain({ payers: 5 });
-  context.dir = mkdtempSync(join(tmpdir(), 'pact-evm-crash-'));
-  context.stack = await Stack.start({ env: evmRailEnv(context.chain, context.dir) });
+  Object.assign(context, await startEvmStack({ payers: 5 }));
 });
-test.after(async ({ chain, stack, dir }) => {
-  await stack.stop();
-  await chain.stop();
-  rmSync(dir, { recursive: true, force: true });
+test.after(async (context) => {
+  await context.stop();
 });
 
 const balances = (chain: EvmChain, ...wallets: { address: `0x${string}` }[]) => Promise.all(wallets.map((w) => chain.balanceOf(w.address)));

@@ -1,6 +1,3 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Challenge, Credential, Receipt } from 'mppx';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -8,26 +5,20 @@ import { mppPayer, PaymentRefused } from '../../client/evm-payers.js';
 import type { HttpResult, Requirement } from '../../client/pact-client.js';
 import type { Pact } from '../../machines/pact/types.js';
 import type { KeyPair } from '../../protocol/sign.js';
-import { evmRailEnv, startEvmChain, type EvmChain, type TestWallet } from '../support/evm-chain.js';
+import { startEvmStack, type EvmChain, type EvmStack, type TestWallet } from '../support/evm-chain.js';
 import { newParties, tradeSpec } from '../support/parties.js';
 import { Stack } from '../support/stack.js';
 
 // The mpp rail end to end: the Payment authentication scheme (mppx's evm charge) over HTTP, settled into the
 // escrow wallet on a local chain and paid out by token transfers to the payers' bound addresses.
 
-const test = suite<{ chain: EvmChain; stack: Stack; dir: string }>('mpp rail over HTTP');
+const test = suite<EvmStack>('mpp rail over HTTP');
 
 test.before(async (context) => {
-  context.chain = await startEvmChain({ payers: 5 });
-  context.dir = mkdtempSync(join(tmpdir(), 'pact-mpp-'));
-  const secretFile = join(context.dir, 'mpp.secret');
-  writeFileSync(secretFile, 'a test secret for mpp challenges, longer than 32 bytes\n', { mode: 0o600 });
-  context.stack = await Stack.start({ env: { ...evmRailEnv(context.chain, context.dir), PACT_MPP_SECRET_FILE: secretFile, PACT_MPP_REALM: 'pact.test' } });
+  Object.assign(context, await startEvmStack({ payers: 5, mpp: true }));
 });
-test.after(async ({ chain, stack, dir }) => {
-  await stack.stop();
-  await chain.stop();
-  rmSync(dir, { recursive: true, force: true });
+test.after(async (context) => {
+  await context.stop();
 });
 
 type Challenged = HttpResult<{ requirement: Requirement }>;

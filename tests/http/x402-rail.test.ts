@@ -1,5 +1,3 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PaymentRequirements } from '@x402/core/types';
 import { suite } from 'uvu';
@@ -8,7 +6,7 @@ import { PaymentRefused, x402Payer } from '../../client/evm-payers.js';
 import type { Pact } from '../../machines/pact/types.js';
 import type { KeyPair } from '../../protocol/sign.js';
 import { loadKey } from '../../runtime/keys.js';
-import { evmRailEnv, startEvmChain, type EvmChain, type TestWallet } from '../support/evm-chain.js';
+import { evmRailEnv, startEvmStack, type EvmChain, type EvmStack, type TestWallet } from '../support/evm-chain.js';
 import { testWallet } from '../support/evm/test-keys.js';
 import { payV1, payV2 } from '../support/evm/x402-payments.js';
 import { newParties, tradeSpec } from '../support/parties.js';
@@ -17,17 +15,13 @@ import { Stack } from '../support/stack.js';
 // The x402 rail end to end: pacts funded over HTTP with real EIP-3009 authorizations on a local chain,
 // settled into the escrow wallet, and paid out by token transfers.
 
-const test = suite<{ chain: EvmChain; stack: Stack; dir: string }>('x402 rail over HTTP');
+const test = suite<EvmStack>('x402 rail over HTTP');
 
 test.before(async (context) => {
-  context.chain = await startEvmChain({ payers: 6 });
-  context.dir = mkdtempSync(join(tmpdir(), 'pact-x402-'));
-  context.stack = await Stack.start({ env: evmRailEnv(context.chain, context.dir) });
+  Object.assign(context, await startEvmStack({ payers: 6 }));
 });
-test.after(async ({ chain, stack, dir }) => {
-  await stack.stop();
-  await chain.stop();
-  rmSync(dir, { recursive: true, force: true });
+test.after(async (context) => {
+  await context.stop();
 });
 
 type Accepted = PaymentRequirements & { maxAmountRequired: string };

@@ -1,5 +1,7 @@
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Stack } from './stack.js';
 import { parseEther, type Address, type Hex } from 'viem';
 import { testUsdcAbi } from '../../contracts/test-usdc-artifact.js';
 import { startGanache } from './evm/ganache-node.js';
@@ -126,5 +128,36 @@ export function evmRailEnv(chain: EvmChain, dir: string): Record<string, string>
     PACT_X402_NETWORK_V1: chain.networkV1,
     PACT_ESCROW_KEY_FILE: keyFile,
     PACT_EVM_POLL_MS: '50',
+  };
+}
+
+/** A local chain and the service started on it (x402; mpp too with `mpp`), their key files in a temp folder. */
+export interface EvmStack {
+  chain: EvmChain;
+  stack: Stack;
+  /** Where the escrow key (and the mpp secret) are: another service may be started on the same files. */
+  dir: string;
+  stop(): Promise<void>;
+}
+
+export async function startEvmStack(options: EvmChainOptions & { mpp?: boolean } = {}): Promise<EvmStack> {
+  const chain = await startEvmChain(options);
+  const dir = mkdtempSync(join(tmpdir(), 'pact-evm-'));
+  const env = evmRailEnv(chain, dir);
+  if (options.mpp) {
+    const secretFile = join(dir, 'mpp.secret');
+    writeFileSync(secretFile, 'a test secret for mpp challenges, longer than 32 bytes\n', { mode: 0o600 });
+    Object.assign(env, { PACT_MPP_SECRET_FILE: secretFile, PACT_MPP_REALM: 'pact.test' });
+  }
+  const stack = await Stack.start({ env });
+  return {
+    chain,
+    stack,
+    dir,
+    async stop() {
+      await stack.stop();
+      await chain.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
   };
 }
