@@ -2,10 +2,10 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Pact } from '../../machines/pact/types.js';
 import type { KeyPair } from '../../protocol/sign.js';
-import { startEvmStack, type EvmChain, type EvmStack, type TestWallet } from '../support/evm-chain.js';
-import { payV2 } from '../support/evm/x402-payments.js';
-import { newParties, tradeSpec } from '../support/parties.js';
-import { Stack } from '../support/stack.js';
+import { balancesOf, startEvmStack, type EvmStack, type TestWallet } from '../support/evm-chain.js';
+import { asPaymentHeader, payV2 } from '../support/evm/x402-payments.js';
+import type { Stack } from '../support/stack.js';
+import { railPact } from '../support/trades.js';
 
 // kill -9 at the escrow wallet's crash points (runtime/crash-points.ts), then a restart: a collect recorded but
 // never sent, or sent but never told, is settled once when the payer retries with the same proof, or paid back
@@ -21,7 +21,6 @@ test.after(async (context) => {
   await context.stop();
 });
 
-const balances = (chain: EvmChain, ...wallets: { address: `0x${string}` }[]) => Promise.all(wallets.map((w) => chain.balanceOf(w.address)));
 /** The x402 rail's solvency once its balance and liabilities agree (or the last seen after 10 s). */
 async function settledSolvency(stack: Stack): Promise<{ ok: boolean; balance: string; liabilities: string }> {
   const deadline = Date.now() + 10_000;
@@ -32,27 +31,19 @@ async function settledSolvency(stack: Stack): Promise<{ ok: boolean; balance: st
   }
 }
 
-const nonceOf = async (stack: Stack, id: string) => ((await stack.client.get(id)).body.pact as Pact).stateNonce;
-const base64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64');
 
-async function x402Pact(stack: Stack) {
-  const { seller, buyer } = newParties();
-  const created = await stack.client.create(seller, tradeSpec(seller, buyer, { rail: 'x402' }));
-  assert.is(created.status, 200, JSON.stringify(created.body));
-  return { seller, buyer, id: created.body.pact.id as string };
-}
 
 /** A proof for `key`'s funding of `id`, paid by `payer` (v2, base64), made from the pact's 402. */
 async function proofFor(stack: Stack, key: KeyPair, id: string, payer: TestWallet): Promise<string> {
-  const quote = await stack.client.request('POST', `/pacts/${id}/fund`, stack.client.signedCall(key, 'pacts.fund', id, await nonceOf(stack, id), {}));
+  const quote = await stack.client.request('POST', `/pacts/${id}/fund`, stack.client.signedCall(key, 'pacts.fund', id, await stack.client.nonceOf(id), {}));
   assert.is(quote.status, 402, JSON.stringify(quote.body));
-  return base64(await payV2(payer, quote.body.requirement.railData.accepts[0]));
+  return asPaymentHeader(await payV2(payer, quote.body.requirement.railData.accepts[0]));
 }
 
 /** Arms `point`, sends the paid fund call, which gets no answer, and starts the service again unarmed. */
 async function fundThroughCrash(stack: Stack, key: KeyPair, id: string, proof: string, point: string) {
   await stack.restartWith({ PACT_TEST_CRASH_AT: point });
-  const call = stack.client.signedCall(key, 'pacts.fund', id, await nonceOf(stack, id), {});
+  const call = stack.client.signedCall(key, 'pacts.fund', id, await stack.client.nonceOf(id), {});
   const answer = await stack.client.request('POST', `/pacts/${id}/fund`, call, { 'x-payment': proof }).then(
     (reply) => `answered ${reply.status}`,
     () => 'no answer',
@@ -65,7 +56,7 @@ async function fundThroughCrash(stack: Stack, key: KeyPair, id: string, proof: s
 for (const point of ['collect-recorded', 'collect-broadcast']) {
   test(`${point}: the payer retries with the same proof, is funded, and pays once`, async ({ chain, stack }) => {
     const payer = chain.payers[point === 'collect-recorded' ? 0 : 1]!;
-    const { buyer, id } = await x402Pact(stack);
+    const { buyer, id } = await railPact(stack, 'x402');
     const proof = await proofFor(stack, buyer, id, payer);
     const before = await chain.balanceOf(payer.address);
     await fundThroughCrash(stack, buyer, id, proof, point);
@@ -78,7 +69,7 @@ for (const point of ['collect-recorded', 'collect-broadcast']) {
 
 test('collect-broadcast, and the payer never comes back: once the pact is cancelled, the money goes back', async ({ chain, stack }) => {
   const payer = chain.payers[2]!;
-  const { buyer, id } = await x402Pact(stack);
+  const { buyer, id } = await railPact(stack, 'x402');
   const proof = await proofFor(stack, buyer, id, payer);
   const before = await chain.balanceOf(payer.address);
   await fundThroughCrash(stack, buyer, id, proof, 'collect-broadcast');
@@ -91,13 +82,13 @@ test('collect-broadcast, and the payer never comes back: once the pact is cancel
 for (const point of ['payout-recorded', 'payout-broadcast']) {
   test(`${point}: after the restart every payout is paid exactly once and escrow keeps what it still owes`, async ({ chain, stack }) => {
     const [buyerWallet, sellerWallet] = point === 'payout-recorded' ? [chain.payers[3]!, chain.payers[4]!] : [chain.payers[4]!, chain.payers[3]!];
-    const { seller, buyer, id } = await x402Pact(stack);
+    const { seller, buyer, id } = await railPact(stack, 'x402');
     for (const [key, wallet] of [[buyer, buyerWallet], [seller, sellerWallet]] as const) {
       const proof = await proofFor(stack, key, id, wallet);
-      const call = stack.client.signedCall(key, 'pacts.fund', id, await nonceOf(stack, id), {});
+      const call = stack.client.signedCall(key, 'pacts.fund', id, await stack.client.nonceOf(id), {});
       assert.is((await stack.client.request('POST', `/pacts/${id}/fund`, call, { 'x-payment': proof })).status, 200);
     }
-    const funded = await balances(chain, buyerWallet, sellerWallet, chain.escrow);
+    const funded = await balancesOf(chain, buyerWallet, sellerWallet, chain.escrow);
     await stack.client.propose(seller, id, { evidence: [{ note: 'delivered' }], distribution: [{ party: seller.party, bp: 10000 }] });
 
     await stack.restartWith({ PACT_TEST_CRASH_AT: point });
@@ -108,7 +99,7 @@ for (const point of ['payout-recorded', 'payout-broadcast']) {
     const pact = await stack.settledPayouts(id, 30_000);
     assert.equal(pact.payouts.map((p) => [p.kind, p.amount]).sort(), [['bond', '50'], ['bond', '75'], ['pot', '1001']]);
     // the seller gets the pot and its bond, the buyer its bond; escrow no longer holds anything of this pact
-    assert.equal(await balances(chain, buyerWallet, sellerWallet, chain.escrow), [funded[0]! + 75n, funded[1]! + 1051n, funded[2]! - 1126n]);
+    assert.equal(await balancesOf(chain, buyerWallet, sellerWallet, chain.escrow), [funded[0]! + 75n, funded[1]! + 1051n, funded[2]! - 1126n]);
     // every pact of this suite is paid out or paid back: escrow holds exactly what it owes (health is judged every 2 s)
     const solvency = await settledSolvency(stack);
     assert.is(solvency.ok, true);

@@ -5,9 +5,9 @@ import { mppPayer, PaymentRefused } from '../../client/evm-payers.js';
 import type { HttpResult, Requirement } from '../../client/pact-client.js';
 import type { Pact } from '../../machines/pact/types.js';
 import type { KeyPair } from '../../protocol/sign.js';
-import { startEvmStack, type EvmChain, type EvmStack, type TestWallet } from '../support/evm-chain.js';
-import { newParties, tradeSpec } from '../support/parties.js';
-import { Stack } from '../support/stack.js';
+import { balancesOf, startEvmStack, type EvmChain, type EvmStack, type TestWallet } from '../support/evm-chain.js';
+import type { Stack } from '../support/stack.js';
+import { railPact } from '../support/trades.js';
 
 // The mpp rail end to end: the Payment authentication scheme (mppx's evm charge) over HTTP, settled into the
 // escrow wallet on a local chain and paid out by token transfers to the payers' bound addresses.
@@ -23,28 +23,20 @@ test.after(async (context) => {
 
 type Challenged = HttpResult<{ requirement: Requirement }>;
 
-async function mppPact(stack: Stack) {
-  const { seller, buyer } = newParties();
-  const created = await stack.client.create(seller, tradeSpec(seller, buyer, { rail: 'mpp' }));
-  assert.is(created.status, 200, JSON.stringify(created.body));
-  return { seller, buyer, id: created.body.pact.id as string };
-}
 
 const payerOf = (wallet: TestWallet, budget = 10_000n) => mppPayer({ account: wallet.account, budget });
 const path = (id: string) => `/pacts/${id}/fund`;
-const nonceOf = async (stack: Stack, id: string) => ((await stack.client.get(id)).body.pact as Pact).stateNonce;
-const balances = (chain: EvmChain, ...wallets: { address: `0x${string}` }[]) => Promise.all(wallets.map((w) => chain.balanceOf(w.address)));
 
 /** A fund call's body naming `railAddress`, its 402, and a credential answering it. */
 async function challenged(stack: Stack, key: KeyPair, id: string, payer: TestWallet, railAddress = payer.address) {
-  const body = JSON.stringify(stack.client.signedCall(key, 'pacts.fund', id, await nonceOf(stack, id), { railAddress }));
+  const body = JSON.stringify(stack.client.signedCall(key, 'pacts.fund', id, await stack.client.nonceOf(id), { railAddress }));
   const answer: Challenged = await stack.client.request('POST', path(id), body);
   assert.is(answer.status, 402, JSON.stringify(answer.body));
   return { body, answer, credential: await payerOf(payer)(answer) };
 }
 
 test('the 402 carries WWW-Authenticate: Payment (evm charge) and the requirement body', async ({ chain, stack }) => {
-  const { buyer, id } = await mppPact(stack);
+  const { buyer, id } = await railPact(stack, 'mpp');
   const { answer } = await challenged(stack, buyer, id, chain.payers[0]!);
   const challenge = Challenge.fromHeaders(answer.headers);
   assert.is(challenge.method, 'evm');
@@ -60,8 +52,8 @@ test('the 402 carries WWW-Authenticate: Payment (evm charge) and the requirement
 
 test('a trade funded with Payment credentials, settled, paid out to the bound payer addresses', async ({ chain, stack }) => {
   const [buyerWallet, sellerWallet] = [chain.payers[0]!, chain.payers[1]!];
-  const before = await balances(chain, buyerWallet, sellerWallet, chain.escrow);
-  const { seller, buyer, id } = await mppPact(stack);
+  const before = await balancesOf(chain, buyerWallet, sellerWallet, chain.escrow);
+  const { seller, buyer, id } = await railPact(stack, 'mpp');
 
   const funded = await stack.client.fundWithMpp(buyer, id, buyerWallet.address, payerOf(buyerWallet));
   assert.is(funded.status, 200, JSON.stringify(funded.body));
@@ -82,12 +74,12 @@ test('a trade funded with Payment credentials, settled, paid out to the bound pa
   assert.is((await stack.client.cosign(buyer, id)).body.pact.state, 'SETTLED');
   await stack.settledPayouts(id);
   // pot 1001 to the seller with its bond 50; the buyer's bond 75 back
-  assert.equal(await balances(chain, buyerWallet, sellerWallet, chain.escrow), [before[0]! - 1076n + 75n, before[1]! - 50n + 1051n, before[2]!]);
+  assert.equal(await balancesOf(chain, buyerWallet, sellerWallet, chain.escrow), [before[0]! - 1076n + 75n, before[1]! - 50n + 1051n, before[2]!]);
 });
 
 test('mpp needs call.railAddress: 400, nothing asked of the payer', async ({ stack }) => {
-  const { buyer, id } = await mppPact(stack);
-  const refused = await stack.client.request('POST', path(id), stack.client.signedCall(buyer, 'pacts.fund', id, await nonceOf(stack, id), {}));
+  const { buyer, id } = await railPact(stack, 'mpp');
+  const refused = await stack.client.request('POST', path(id), stack.client.signedCall(buyer, 'pacts.fund', id, await stack.client.nonceOf(id), {}));
   assert.is(refused.status, 400);
   assert.is(refused.body.field, 'call.railAddress');
   assert.not.ok(refused.headers.get('www-authenticate'));
@@ -95,27 +87,27 @@ test('mpp needs call.railAddress: 400, nothing asked of the payer', async ({ sta
 
 /** A refused paid retry: 402 with this reason, no token moved, the party not funded. */
 async function assertRefused(chain: EvmChain, stack: Stack, key: KeyPair, id: string, payer: TestWallet, body: string, credential: string, reason: string) {
-  const before = await balances(chain, payer, chain.escrow);
+  const before = await balancesOf(chain, payer, chain.escrow);
   const refused = await stack.client.request('POST', path(id), body, { authorization: credential });
   assert.is(refused.status, 402, JSON.stringify(refused.body));
   assert.is(refused.body.error, 'payment_failed');
   assert.is(refused.body.reason, reason, refused.body.message);
-  assert.equal(await balances(chain, payer, chain.escrow), before);
+  assert.equal(await balancesOf(chain, payer, chain.escrow), before);
   assert.not.ok(((await stack.client.get(id)).body.pact as Pact).parties.find((p) => p.party === key.party)!.confirmed);
 }
 
 test('a credential for another call, a re-signed call, a tampered challenge and another payer: clear 402s, nothing moves', async ({ chain, stack }) => {
   const payer = chain.payers[2]!;
-  const { buyer, id } = await mppPact(stack);
+  const { buyer, id } = await railPact(stack, 'mpp');
   const { body, credential } = await challenged(stack, buyer, id, payer);
 
   // the same credential with a re-signed body (rule 3: no re-signing)
-  const resigned = JSON.stringify(stack.client.signedCall(buyer, 'pacts.fund', id, await nonceOf(stack, id), { railAddress: payer.address }));
+  const resigned = JSON.stringify(stack.client.signedCall(buyer, 'pacts.fund', id, await stack.client.nonceOf(id), { railAddress: payer.address }));
   await assertRefused(chain, stack, buyer, id, payer, resigned, credential, 'invalid_proof');
 
   // on another pact
-  const other = await mppPact(stack);
-  const otherBody = JSON.stringify(stack.client.signedCall(other.buyer, 'pacts.fund', other.id, await nonceOf(stack, other.id), { railAddress: payer.address }));
+  const other = await railPact(stack, 'mpp');
+  const otherBody = JSON.stringify(stack.client.signedCall(other.buyer, 'pacts.fund', other.id, await stack.client.nonceOf(other.id), { railAddress: payer.address }));
   await assertRefused(chain, stack, other.buyer, other.id, payer, otherBody, credential, 'invalid_proof');
 
   // the challenge altered to ask for less: its HMAC no longer matches
@@ -146,7 +138,7 @@ test('a credential for another call, a re-signed call, a tampered challenge and 
 });
 
 test('the payer keeps to its budget: a challenge beyond it is refused before anything is signed', async ({ chain, stack }) => {
-  const { buyer, id } = await mppPact(stack);
+  const { buyer, id } = await railPact(stack, 'mpp');
   const payer = chain.payers[4]!;
   const before = await chain.balanceOf(payer.address);
   await stack.client.fundWithMpp(buyer, id, payer.address, mppPayer({ account: payer.account, budget: 1_075n })).then(

@@ -6,11 +6,12 @@ import { PaymentRefused, x402Payer } from '../../client/evm-payers.js';
 import type { Pact } from '../../machines/pact/types.js';
 import type { KeyPair } from '../../protocol/sign.js';
 import { loadKey } from '../../runtime/keys.js';
-import { evmRailEnv, startEvmStack, type EvmChain, type EvmStack, type TestWallet } from '../support/evm-chain.js';
+import { balancesOf, evmRailEnv, startEvmStack, type EvmChain, type EvmStack, type TestWallet } from '../support/evm-chain.js';
 import { testWallet } from '../support/evm/test-keys.js';
-import { payV1, payV2 } from '../support/evm/x402-payments.js';
+import { asPaymentHeader, payV1, payV2 } from '../support/evm/x402-payments.js';
 import { newParties, tradeSpec } from '../support/parties.js';
 import { Stack } from '../support/stack.js';
+import { railPact } from '../support/trades.js';
 
 // The x402 rail end to end: pacts funded over HTTP with real EIP-3009 authorizations on a local chain,
 // settled into the escrow wallet, and paid out by token transfers.
@@ -25,33 +26,24 @@ test.after(async (context) => {
 });
 
 type Accepted = PaymentRequirements & { maxAmountRequired: string };
-const base64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64');
 
-async function x402Pact(stack: Stack) {
-  const { seller, buyer } = newParties();
-  const created = await stack.client.create(seller, tradeSpec(seller, buyer, { rail: 'x402' }));
-  assert.is(created.status, 200, JSON.stringify(created.body));
-  return { seller, buyer, id: created.body.pact.id as string };
-}
 
 /** The proofless fund call's requirement entries: [v2 on eip155:84532, v1 on base-sepolia]. */
 async function acceptsOf(stack: Stack, key: KeyPair, id: string): Promise<Accepted[]> {
-  const quote = await stack.client.request('POST', `/pacts/${id}/fund`, stack.client.signedCall(key, 'pacts.fund', id, await nonceOf(stack, id), {}));
+  const quote = await stack.client.request('POST', `/pacts/${id}/fund`, stack.client.signedCall(key, 'pacts.fund', id, await stack.client.nonceOf(id), {}));
   assert.is(quote.status, 402, JSON.stringify(quote.body));
   return quote.body.requirement.railData.accepts;
 }
 
-const nonceOf = async (stack: Stack, id: string) => ((await stack.client.get(id)).body.pact as Pact).stateNonce;
 
 /** Funds with a proof made from the 402's requirement by `pay`, sending it as the header text `encode` makes. */
-function fundWith(stack: Stack, key: KeyPair, id: string, proof: unknown, encode: (proof: unknown) => string = base64) {
+function fundWith(stack: Stack, key: KeyPair, id: string, proof: unknown, encode: (proof: unknown) => string = asPaymentHeader) {
   return stack.client.fundWith(key, id, async () => encode(proof));
 }
 
-const balances = (chain: EvmChain, ...wallets: { address: `0x${string}` }[]) => Promise.all(wallets.map((w) => chain.balanceOf(w.address)));
 
 test('the 402 names the escrow and the token: accepts entries with amount and maxAmountRequired, v2 and v1 networks', async ({ chain, stack }) => {
-  const { buyer, id } = await x402Pact(stack);
+  const { buyer, id } = await railPact(stack, 'x402');
   const accepts = await acceptsOf(stack, buyer, id);
   assert.equal(
     accepts.map((entry) => entry.network),
@@ -70,8 +62,8 @@ test('the 402 names the escrow and the token: accepts entries with amount and ma
 
 test('a trade funded with a v2 payload (base64) and a v1 payload (JSON), settled by cosign, paid out on chain', async ({ chain, stack }) => {
   const [buyerWallet, sellerWallet] = [chain.payers[0]!, chain.payers[1]!];
-  const before = await balances(chain, buyerWallet, sellerWallet, chain.escrow);
-  const { seller, buyer, id } = await x402Pact(stack);
+  const before = await balancesOf(chain, buyerWallet, sellerWallet, chain.escrow);
+  const { seller, buyer, id } = await railPact(stack, 'x402');
 
   const buyerProof = await payV2(buyerWallet, (await acceptsOf(stack, buyer, id))[0]!);
   const funded = await fundWith(stack, buyer, id, buyerProof);
@@ -87,21 +79,21 @@ test('a trade funded with a v2 payload (base64) and a v1 payload (JSON), settled
   const active = await fundWith(stack, seller, id, sellerProof, (proof) => JSON.stringify(proof));
   assert.is(active.status, 200, JSON.stringify(active.body));
   assert.is(active.body.pact.state, 'ACTIVE');
-  assert.equal(await balances(chain, buyerWallet, sellerWallet, chain.escrow), [before[0]! - 1076n, before[1]! - 50n, before[2]! + 1126n]);
+  assert.equal(await balancesOf(chain, buyerWallet, sellerWallet, chain.escrow), [before[0]! - 1076n, before[1]! - 50n, before[2]! + 1126n]);
 
   await stack.client.propose(seller, id, { evidence: [{ note: 'delivered' }], distribution: [{ party: seller.party, bp: 7000 }, { party: buyer.party, bp: 3000 }] });
   assert.is((await stack.client.cosign(buyer, id)).body.pact.state, 'SETTLED');
   const paid = await stack.settledPayouts(id);
   for (const payout of paid.payouts) assert.match(payout.railRef ?? '', /^0x[0-9a-f]{64}$/);
   // pot 1001 → seller 701, buyer 300; bonds back: seller 50, buyer 75; each to the address it paid from
-  assert.equal(await balances(chain, buyerWallet, sellerWallet, chain.escrow), [before[0]! - 1076n + 375n, before[1]! - 50n + 751n, before[2]!]);
+  assert.equal(await balancesOf(chain, buyerWallet, sellerWallet, chain.escrow), [before[0]! - 1076n + 375n, before[1]! - 50n + 751n, before[2]!]);
 });
 
 test('a retry with the same proof after a lost answer pays nothing twice', async ({ chain, stack }) => {
   const payer = chain.payers[2]!;
-  const { buyer, id } = await x402Pact(stack);
-  const proof = base64(await payV2(payer, (await acceptsOf(stack, buyer, id))[0]!));
-  const call = stack.client.signedCall(buyer, 'pacts.fund', id, await nonceOf(stack, id), {});
+  const { buyer, id } = await railPact(stack, 'x402');
+  const proof = asPaymentHeader(await payV2(payer, (await acceptsOf(stack, buyer, id))[0]!));
+  const call = stack.client.signedCall(buyer, 'pacts.fund', id, await stack.client.nonceOf(id), {});
   const before = await chain.balanceOf(payer.address);
   const first = await stack.client.request('POST', `/pacts/${id}/fund`, call, { 'x-payment': proof });
   assert.is(first.status, 200, JSON.stringify(first.body));
@@ -109,7 +101,7 @@ test('a retry with the same proof after a lost answer pays nothing twice', async
   const again = await stack.client.request('POST', `/pacts/${id}/fund`, call, { 'x-payment': proof });
   assert.is(again.body.error, 'stateNonce_mismatch');
   // signed again on the current nonce with the same proof (spec rule 4; x402 v2's header name): already funded
-  const resigned = stack.client.signedCall(buyer, 'pacts.fund', id, await nonceOf(stack, id), {});
+  const resigned = stack.client.signedCall(buyer, 'pacts.fund', id, await stack.client.nonceOf(id), {});
   const third = await stack.client.request('POST', `/pacts/${id}/fund`, resigned, { 'payment-signature': proof });
   assert.is(third.status, 409);
   assert.is(third.body.error, 'already_funded');
@@ -118,44 +110,44 @@ test('a retry with the same proof after a lost answer pays nothing twice', async
 
 /** A refused paid call: its status and reason, and no token moved. */
 async function assertRefused(chain: EvmChain, stack: Stack, key: KeyPair, id: string, payer: TestWallet, proof: unknown, reason: string) {
-  const before = await balances(chain, payer, chain.escrow);
+  const before = await balancesOf(chain, payer, chain.escrow);
   const refused = await fundWith(stack, key, id, proof);
   assert.is(refused.status, 402, JSON.stringify(refused.body));
   assert.is(refused.body.error, 'payment_failed');
   assert.is(refused.body.reason, reason, refused.body.message);
-  assert.equal(await balances(chain, payer, chain.escrow), before);
+  assert.equal(await balancesOf(chain, payer, chain.escrow), before);
   assert.not.ok(((await stack.client.get(id)).body.pact as Pact).parties.find((p) => p.party === key.party)!.confirmed);
 }
 
 test('a proof already spent on another pact is refused: proof_already_used, nothing moves', async ({ chain, stack }) => {
   const payer = chain.payers[3]!;
-  const first = await x402Pact(stack);
+  const first = await railPact(stack, 'x402');
   const proof = await payV2(payer, (await acceptsOf(stack, first.buyer, first.id))[0]!);
   assert.is((await fundWith(stack, first.buyer, first.id, proof)).status, 200);
-  const second = await x402Pact(stack);
+  const second = await railPact(stack, 'x402');
   await acceptsOf(stack, second.buyer, second.id);
   await assertRefused(chain, stack, second.buyer, second.id, payer, proof, 'proof_already_used');
 });
 
 test('one proof sent to three pacts at once funds one of them; the others are proof_already_used, escrow takes it once', async ({ chain, stack }) => {
   const payer = chain.payers[3]!;
-  const pacts = [await x402Pact(stack), await x402Pact(stack), await x402Pact(stack)];
-  const proof = base64(await payV2(payer, (await acceptsOf(stack, pacts[0]!.buyer, pacts[0]!.id))[0]!));
-  const before = await balances(chain, payer, chain.escrow);
+  const pacts = [await railPact(stack, 'x402'), await railPact(stack, 'x402'), await railPact(stack, 'x402')];
+  const proof = asPaymentHeader(await payV2(payer, (await acceptsOf(stack, pacts[0]!.buyer, pacts[0]!.id))[0]!));
+  const before = await balancesOf(chain, payer, chain.escrow);
   const answers = await Promise.all(
     pacts.map(async ({ buyer, id }) => {
-      const call = stack.client.signedCall(buyer, 'pacts.fund', id, await nonceOf(stack, id), {});
+      const call = stack.client.signedCall(buyer, 'pacts.fund', id, await stack.client.nonceOf(id), {});
       return stack.client.request('POST', `/pacts/${id}/fund`, call, { 'x-payment': proof });
     }),
   );
   assert.equal(answers.map((a) => a.status).sort(), [200, 402, 402], JSON.stringify(answers.map((a) => a.body)));
   for (const refused of answers.filter((a) => a.status === 402)) assert.is(refused.body.reason, 'proof_already_used');
-  assert.equal(await balances(chain, payer, chain.escrow), [before[0]! - 1076n, before[1]! + 1076n]);
+  assert.equal(await balancesOf(chain, payer, chain.escrow), [before[0]! - 1076n, before[1]! + 1076n]);
 });
 
 test('tampered, underpaid, overpaid, wrong-recipient, expired and wrong-network proofs: clear 402s, nothing moves', async ({ chain, stack }) => {
   const payer = chain.payers[4]!;
-  const { buyer, id } = await x402Pact(stack);
+  const { buyer, id } = await railPact(stack, 'x402');
   const [v2] = await acceptsOf(stack, buyer, id);
   const entry = v2!;
 
@@ -183,12 +175,12 @@ test('tampered, underpaid, overpaid, wrong-recipient, expired and wrong-network 
 test('a payer short of tokens: 402 insufficient_funds', async ({ chain, stack }) => {
   const broke = testWallet('holds 1000 units');
   await chain.mint(broke.address, 1_000n);
-  const { buyer, id } = await x402Pact(stack);
+  const { buyer, id } = await railPact(stack, 'x402');
   await assertRefused(chain, stack, buyer, id, broke, await payV2(broke, (await acceptsOf(stack, buyer, id))[0]!), 'insufficient_funds');
 });
 
 test('the SDK payer pinned to a token and chain refuses a requirement naming others', async ({ chain, stack }) => {
-  const { buyer, id } = await x402Pact(stack);
+  const { buyer, id } = await railPact(stack, 'x402');
   const wallet = chain.payers[0]!;
   for (const pins of [{ token: chain.payers[1]!.address }, { chainId: 1 }]) {
     await stack.client.fundWith(buyer, id, x402Payer({ account: wallet.account, budget: 10_000n, ...pins })).then(
@@ -204,13 +196,13 @@ test('the SDK payer pays v2 and v1 requirements within its budget and refuses on
   const wallet = testWallet('sdk payer');
   await chain.mint(wallet.address, 5_000n);
   const v2 = x402Payer({ account: wallet.account, budget: 1_126n });
-  const first = await x402Pact(stack);
+  const first = await railPact(stack, 'x402');
   assert.is((await stack.client.fundWith(first.buyer, first.id, v2)).status, 200);
   const v1 = x402Payer({ account: wallet.account, budget: 50n, version: 1 });
   assert.is((await stack.client.fundWith(first.seller, first.id, v1)).status, 200);
   assert.is(await chain.balanceOf(wallet.address), 5_000n - 1_126n);
 
-  const second = await x402Pact(stack);
+  const second = await railPact(stack, 'x402');
   await stack.client.fundWith(second.buyer, second.id, v2).then(
     () => assert.unreachable('paid beyond the budget'),
     (error: unknown) => assert.instance(error, PaymentRefused),
@@ -219,7 +211,7 @@ test('the SDK payer pays v2 and v1 requirements within its budget and refuses on
 });
 
 test('a payout whose payee has no address waits, shown in /health, and is paid once the payee binds one', async ({ chain, stack }) => {
-  const { seller, buyer, id } = await x402Pact(stack);
+  const { seller, buyer, id } = await railPact(stack, 'x402');
   for (const [key, wallet] of [[buyer, chain.payers[0]!], [seller, chain.payers[1]!]] as const) {
     assert.is((await stack.client.fundWith(key, id, x402Payer({ account: wallet.account, budget: 1_076n }))).status, 200);
   }

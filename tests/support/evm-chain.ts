@@ -161,3 +161,6 @@ export async function startEvmStack(options: EvmChainOptions & { mpp?: boolean }
     },
   };
 }
+
+/** The token balances of `wallets`, in order. */
+export const balancesOf = (chain: EvmChain, ...wallets: { address: Address }[]) => Promise.all(wallets.map((wallet) => chain.balanceOf(wallet.address)));

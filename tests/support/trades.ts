@@ -31,3 +31,11 @@ export async function disputedPact(stack: Stack) {
   assert.is(disputed.body.pact.state, 'DISPUTED');
   return { ...parties, inputHash: disputed.body.pact.inputHash as string };
 }
+
+/** A new trade on `rail` (the real rails' tests: nobody has funded yet). */
+export async function railPact(stack: Stack, rail: 'x402' | 'mpp') {
+  const { seller, buyer } = newParties();
+  const created = await stack.client.create(seller, tradeSpec(seller, buyer, { rail }));
+  assert.is(created.status, 200, JSON.stringify(created.body));
+  return { seller, buyer, id: created.body.pact.id as string };
+}

@@ -86,3 +86,6 @@ export function authorizationOf(payment: PaymentPayload | PaymentPayloadV1): {
 } {
   return payment.payload as { authorization: Eip3009Authorization; signature: Hex };
 }
+
+/** A payment as the text of an X-PAYMENT header: base64 of its JSON. */
+export const asPaymentHeader = (payment: unknown) => Buffer.from(JSON.stringify(payment)).toString('base64');
