@@ -1,6 +1,9 @@
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import { ExpectedSequenceMismatch, messageObject, StreamJournal, streamMessage } from '../actors/stream-journal.js';
 import { WALLET_TOKENS_STREAM, walletTokenSubject } from '../actors/subjects.js';
+import type { Wallet } from '../machines/wallet/types.js';
+import { sha256Hex } from './secrets.js';
+import type { WalletDesk } from './wallet-desk.js';
 
 /** What a one-time or access token (or a checkout's id) opens: the wallet, and which kind of token it is. */
 export interface TokenRecord {
@@ -10,6 +13,18 @@ export interface TokenRecord {
 }
 
 const KNOWN_AT_MOST = 100_000;
+
+/** What a wallet owns and is found by id (a checkout, a reservation): indexed under the hash of `<kind>:<id>`. */
+export type OwnedKind = 'checkout' | 'reservation';
+export const ownedKey = (kind: OwnedKind, id: string) => sha256Hex(`${kind}:${id}`);
+const OWNED_ID: Record<OwnedKind, RegExp> = { checkout: /^co_[1-9A-HJ-NP-Za-km-z]{20,40}$/, reservation: /^rsv_[1-9A-HJ-NP-Za-km-z]{20,40}$/ };
+
+/** The wallet that owns the checkout or reservation `id`, as its journal now holds it; undefined when none does. */
+export async function ownerOf(tokens: TokenIndex, desk: WalletDesk, kind: OwnedKind, id: string): Promise<Wallet | undefined> {
+  if (!OWNED_ID[kind].test(id)) return undefined;
+  const record = await tokens.lookup(ownedKey(kind, id));
+  return record?.kind === kind ? desk.read(record.walletId) : undefined;
+}
 
 /** The hash has a record already (the same one written before, or by chance another). */
 export class TokenTaken extends Error {}

@@ -11,8 +11,8 @@ import type { IdempotencyStore } from '../idempotency.js';
 import { idempotently } from '../idempotent-route.js';
 import { topupOf } from '../ledger.js';
 import { sendWalletError } from '../reply.js';
-import { newId, sha256Hex } from '../secrets.js';
-import type { TokenIndex } from '../token-index.js';
+import { newId } from '../secrets.js';
+import { ownedKey, ownerOf, type TokenIndex } from '../token-index.js';
 import { isoTime, usd } from '../views.js';
 import type { WalletDesk } from '../wallet-desk.js';
 import { BEARER, IDEMPOTENCY_HEADER } from './wallets.js';
@@ -53,7 +53,6 @@ type CheckoutBody = { amount: { amount: string; asset: 'USD' }; successUrl?: str
 
 const PAID_ALREADY: WalletError = walletError('invalid_request', 'this checkout is paid already');
 
-const checkoutKey = (checkoutId: string) => sha256Hex(`checkout:${checkoutId}`);
 const statusOf = (checkout: Checkout, now: number) => (checkout.status === 'open' && now >= checkout.expiresAt ? 'expired' : checkout.status);
 const dollars = (micro: string) => `$${(Number(BigInt(micro) / 10_000n) / 100).toFixed(2)}`;
 
@@ -89,7 +88,7 @@ export function registerCheckoutRoutes(app: FastifyInstance, deps: CheckoutRoute
     if (successUrl === undefined || cancelUrl === undefined) return sendWalletError(reply, walletError('invalid_request', 'successUrl and cancelUrl are http(s) URLs', { field: 'successUrl' }));
     return idempotently(idempotency, `wallet:${walletId}`, request, reply, async () => {
       const id = newId('co');
-      await tokens.add({ tokenHash: checkoutKey(id), walletId, kind: 'checkout' });
+      await tokens.add({ tokenHash: ownedKey('checkout', id), walletId, kind: 'checkout' });
       const outcome = await desk.change(walletId, (wallet, now): WalletEvent | WalletError => {
         if (wallet.status === 'suspended') return walletError('wallet_suspended', 'this wallet is suspended');
         const open = Object.values(wallet.checkouts).filter((checkout) => statusOf(checkout, now) === 'open').length;
@@ -170,10 +169,7 @@ function webUrl(text: string | undefined): string | null | undefined {
 }
 
 async function checkoutOf(deps: CheckoutRouteDeps, id: string): Promise<{ wallet: Wallet; checkout: Checkout } | undefined> {
-  if (!/^co_[1-9A-HJ-NP-Za-km-z]{20,40}$/.test(id)) return undefined;
-  const record = await deps.tokens.lookup(checkoutKey(id));
-  if (record?.kind !== 'checkout') return undefined;
-  const wallet = await deps.desk.read(record.walletId);
+  const wallet = await ownerOf(deps.tokens, deps.desk, 'checkout', id);
   const checkout = wallet?.checkouts[id];
   return wallet && checkout ? { wallet, checkout } : undefined;
 }

@@ -10,7 +10,7 @@ import { creditOf, holdOf, releaseOf, settlementOf } from '../ledger.js';
 import { sendWalletError } from '../reply.js';
 import { jcs } from '../../protocol/jcs.js';
 import { sha256Hex, WALLET_ID } from '../secrets.js';
-import { TokenTaken } from '../token-index.js';
+import { ownedKey, ownerOf, TokenTaken } from '../token-index.js';
 import type { TokenIndex } from '../token-index.js';
 import { isoTime, usd, walletView } from '../views.js';
 import type { WalletDesk } from '../wallet-desk.js';
@@ -71,7 +71,8 @@ type SettleBody = { activityState: Settlement['activityState']; debit: Money; cr
 /** What a decision answers when the request repeats one already applied: nothing is recorded, the stored result is the answer. */
 const REPLAY: WalletError = walletError('invalid_request', 'a repeat of what was applied');
 
-const reservationKey = (id: string) => sha256Hex(`reservation:${id}`);
+/** A payee already credited for the reservation: nothing more to do. */
+const CREDITED_ALREADY: WalletError = walletError('invalid_request', 'credited already');
 
 /** A reservation's id, from what makes a request the same one: its Idempotency-Key, else the pact and party. */
 function reservationIdOf(walletId: string, idempotencyKey: string | undefined, activity: Reservation['activity']): string {
@@ -224,8 +225,8 @@ function notHeld(wallet: Wallet, reservation: Reservation, now: number): WalletE
 
 /** The reservation's index entry, written if missing; one written meanwhile by another request is as good. */
 async function indexed(tokens: TokenIndex, id: string, walletId: string): Promise<void> {
-  if (await tokens.lookup(reservationKey(id))) return;
-  await tokens.add({ tokenHash: reservationKey(id), walletId, kind: 'reservation' }).catch((error: unknown) => {
+  if (await tokens.lookup(ownedKey('reservation', id))) return;
+  await tokens.add({ tokenHash: ownedKey('reservation', id), walletId, kind: 'reservation' }).catch((error: unknown) => {
     if (!(error instanceof TokenTaken)) throw error;
   });
 }
@@ -243,16 +244,13 @@ function settlementProblem(reservation: Reservation, settlement: Settlement): Wa
 /** Credits a payee once for a reservation (its machine refuses a second credit of the same reservation). */
 async function creditPayee(desk: WalletDesk, walletId: string, reservationId: string, amount: bigint): Promise<void> {
   const outcome = await desk.change(walletId, (wallet, now): WalletEvent | WalletError =>
-    wallet.creditsReceived[reservationId] !== undefined ? walletError('invalid_request', 'credited already') : { type: 'credited', at: now, reservationId, amount: amount.toString(), ...creditOf(wallet, reservationId, amount, now) },
+    wallet.creditsReceived[reservationId] !== undefined ? CREDITED_ALREADY : { type: 'credited', at: now, reservationId, amount: amount.toString(), ...creditOf(wallet, reservationId, amount, now) },
   );
-  if ('error' in outcome && outcome.error.message !== 'credited already') throw new Error(`crediting ${walletId} for ${reservationId}: ${outcome.error.message}`);
+  if ('error' in outcome && outcome.error !== CREDITED_ALREADY) throw new Error(`crediting ${walletId} for ${reservationId}: ${outcome.error.message}`);
 }
 
 async function reservationOf(deps: ReservationRouteDeps, id: string): Promise<{ wallet: Wallet; reservation: Reservation } | undefined> {
-  if (!/^rsv_[1-9A-HJ-NP-Za-km-z]{20,40}$/.test(id)) return undefined;
-  const record = await deps.tokens.lookup(reservationKey(id));
-  if (record?.kind !== 'reservation') return undefined;
-  const wallet = await deps.desk.read(record.walletId);
+  const wallet = await ownerOf(deps.tokens, deps.desk, 'reservation', id);
   const reservation = wallet?.reservations[id];
   return wallet && reservation ? { wallet, reservation } : undefined;
 }
