@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { ACCESS_WILDCARD, CMD_STREAM, EVENT_STREAM, EVENT_SUBJECT, JOURNAL_STREAM, LEASE_BUCKET, OFFER_STREAM, OFFER_WILDCARD, RAIL_ADDRESSES, REPLY_PREFIX, WALLET_SUBJECTS, WALLET_TXS, type CommandKind } from './subjects.js';
+import { ACCESS_WILDCARD, CMD_STREAM, EVENT_STREAM, EVENT_SUBJECT, JOURNAL_STREAM, LEASE_BUCKET, OFFER_STREAM, OFFER_WILDCARD, RAIL_ADDRESSES, CREDIT_HOLDS, REPLY_PREFIX, WALLET_SUBJECTS, WALLET_TXS, type CommandKind } from './subjects.js';
 
 /**
  * Who may do what on NATS. Each role connects as its own NATS user, and the server enforces these subject
@@ -44,7 +44,7 @@ export const ROLE_PERMISSIONS: Record<NatsRole, Permissions> = {
    * journals (access included), and send the pacts of accepted offers to the hosts of their partitions.
    */
   host: {
-    publish: { allow: [`${API}.>`, 'pact.evt.>', OFFER_WILDCARD, ACCESS_WILDCARD, RAIL_ADDRESSES, WALLET_TXS, WALLET_SUBJECTS, commands('accepted'), `$KV.${LEASE_BUCKET}.>`, `$JS.ACK.${CMD_STREAM}.>`, REPLIES] },
+    publish: { allow: [`${API}.>`, 'pact.evt.>', OFFER_WILDCARD, ACCESS_WILDCARD, RAIL_ADDRESSES, CREDIT_HOLDS, WALLET_TXS, WALLET_SUBJECTS, commands('accepted'), `$KV.${LEASE_BUCKET}.>`, `$JS.ACK.${CMD_STREAM}.>`, REPLIES] },
     subscribe: { allow: [INBOX('host'), REPLIES] },
   },
   /** The payout worker: works from the read model and records what it paid, nothing else. */

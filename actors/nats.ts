@@ -15,7 +15,7 @@ import {
 } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
 import { connectOptionsOf, NATS_ROLES, type NatsCredentials, type NatsRole, type NatsUser } from './nats-roles.js';
-import { ACCESS_STREAM, ACCESS_WILDCARD, CMD_STREAM, EVENT_STREAM, EVENT_SUBJECT, JOURNAL_STREAM, LEASE_BUCKET, OFFER_STREAM, OFFER_WILDCARD, RAIL_ADDRESSES, RAILS_STREAM, WALLET_IDEMPOTENCY_STREAM, WALLET_JOURNAL_STREAM, WALLET_STREAM, WALLET_TOKENS_STREAM, WALLET_TXS } from './subjects.js';
+import { ACCESS_STREAM, ACCESS_WILDCARD, CMD_STREAM, CREDIT_HOLDS, EVENT_STREAM, EVENT_SUBJECT, JOURNAL_STREAM, LEASE_BUCKET, OFFER_STREAM, OFFER_WILDCARD, RAIL_ADDRESSES, RAILS_STREAM, WALLET_IDEMPOTENCY_STREAM, WALLET_JOURNAL_STREAM, WALLET_STREAM, WALLET_TOKENS_STREAM, WALLET_TXS } from './subjects.js';
 
 const NANOS_PER_MS = 1_000_000;
 
@@ -148,8 +148,8 @@ async function ensureStreams(jsm: JetStreamManager, replicas: number, journalMax
   }
   // Small records (an address, a transaction, a token hash): a smaller byte limit, which JetStream reserves of
   // its disk for each stream (eight journals at 8 GiB each would not fit the store of a 78 GiB disk).
-  for (const [name, subject] of [[RAILS_STREAM, RAIL_ADDRESSES], [WALLET_STREAM, WALLET_TXS], [WALLET_TOKENS_STREAM, 'wallet.token.>']] as const) {
-    await ensureStream(jsm, { ...journal(name, subject), max_bytes: Math.min(journalMaxBytes, SMALL_RECORDS_MAX_BYTES) });
+  for (const [name, ...subjects] of [[RAILS_STREAM, RAIL_ADDRESSES, CREDIT_HOLDS], [WALLET_STREAM, WALLET_TXS], [WALLET_TOKENS_STREAM, 'wallet.token.>']] as const) {
+    await ensureStream(jsm, { ...journal(name, subjects[0]), subjects, max_bytes: Math.min(journalMaxBytes, SMALL_RECORDS_MAX_BYTES) });
   }
   // Idempotency records are kept two days (the spec asks for 24 hours at least), then dropped.
   await ensureStream(jsm, { ...journal(WALLET_IDEMPOTENCY_STREAM, 'wallet.idem.>'), max_bytes: Math.min(journalMaxBytes, SMALL_RECORDS_MAX_BYTES), max_age: IDEMPOTENCY_RETENTION_MS * NANOS_PER_MS, discard: DiscardPolicy.Old });
@@ -181,9 +181,10 @@ async function ensureStream(jsm: JetStreamManager, settings: StreamSettings): Pr
     await jsm.streams.add(settings);
     return;
   }
-  const { num_replicas, max_bytes, discard, max_age } = settings;
-  const wanted = { num_replicas, max_bytes, discard, ...(max_age !== undefined ? { max_age } : {}) };
-  if (Object.entries(wanted).every(([key, value]) => info.config[key as keyof typeof info.config] === value)) return;
+  const { num_replicas, max_bytes, discard, max_age, subjects } = settings;
+  const wanted = { num_replicas, max_bytes, discard, subjects, ...(max_age !== undefined ? { max_age } : {}) };
+  const same = (key: string, value: unknown) => JSON.stringify(info.config[key as keyof typeof info.config]) === JSON.stringify(value);
+  if (Object.entries(wanted).every(([key, value]) => same(key, value))) return;
   refuseUnsafe(info, num_replicas ?? 1, max_bytes);
   await jsm.streams.update(settings.name, { ...info.config, ...wanted });
 }

@@ -150,7 +150,7 @@ export class PactActor {
     const charge = { key: collectKey(pact.id, party), pactId: pact.id, payer: party.party, amount, ...(call ? { call } : {}) };
     if (command.proof === null) {
       if (!rail.ready) return failure(railNotReady(rail.name));
-      const { requirement, headers } = rail.quote(charge);
+      const { requirement, headers } = await rail.quote(charge);
       const paidHow = rail.needsRailAddress ? 'the same call again with Authorization: Payment' : 'the call again with X-PAYMENT';
       return { reply: { ok: false, error: pactError('payment_required', `pay the requirement, then send ${paidHow}`, { requirement }), ...(headers ? { headers } : {}) } };
     }
@@ -161,7 +161,7 @@ export class PactActor {
       if (!(error instanceof RailError)) throw error;
       // The rail's own trouble may have moved money: the payer retries with the same proof, never a new one.
       if (error.code === 'rail_failure') return failure(pactError('unavailable', error.message, { reason: error.code, retryAfter: 1 }));
-      const { requirement, headers } = rail.quote(charge); // what a payment must meet now (mpp: a fresh challenge for this call)
+      const { requirement, headers } = await rail.quote(charge); // what a payment must meet now (mpp: a fresh challenge for this call)
       return { reply: { ok: false, error: pactError('payment_failed', error.message, { reason: error.code, requirement }), ...(headers ? { headers } : {}) } };
     }
   }

@@ -20,6 +20,9 @@ export const RAIL_ADDRESSES = 'rails.address.>';
 /** A binding's id: `<rail>.<party>` (rails are lowercase alphanumerics, party ids have no dots). */
 export const bindingId = (rail: string, party: string) => `${rail}.${party}`;
 export const railAddressSubject = (id: string) => `rails.address.${id}`;
+/** The credit rail's collects: a subject per collect key (`:` and `.` spelled `-` and `_`, as subjects cannot hold dots). */
+export const CREDIT_HOLDS = 'rails.credit.>';
+export const creditHoldSubject = (collectKey: string) => `rails.credit.${collectKey.replaceAll(':', '-').replaceAll('.', '_')}`;
 /** Each escrow wallet's transactions, in nonce order, on one subject per wallet address (rails/evm/wallet-log.ts). */
 export const WALLET_STREAM = 'PACT_WALLETS';
 export const WALLET_TXS = 'wallet.tx.>';

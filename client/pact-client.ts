@@ -103,13 +103,13 @@ export class PactClient {
    * pact: already confirmed is success; otherwise the call is signed again on the current nonce and retried with
    * the same proof. `pay` is never asked a second time, so a retry can never pay twice.
    */
-  async fundWith(key: KeyPair, pactId: string, pay: (requirement: Requirement) => Promise<unknown>): Promise<HttpResult> {
+  async fundWith(key: KeyPair, pactId: string, pay: (requirement: Requirement) => Promise<unknown>, headers: Record<string, string> = {}): Promise<HttpResult> {
     let call = this.signedCall(key, 'pacts.fund', pactId, await this.nonceOf(pactId), {});
     const quote = await this.request<{ requirement: Requirement }>('POST', `/pacts/${segment(pactId)}/fund`, call);
     if (quote.status !== 402) return quote;
     const proof = await pay(quote.body.requirement);
     // A string is the header's text as the rail made it (JSON or base64 JSON); anything else is sent as JSON.
-    const payment = { 'x-payment': typeof proof === 'string' ? proof : JSON.stringify(proof) };
+    const payment = { ...headers, 'x-payment': typeof proof === 'string' ? proof : JSON.stringify(proof) };
     for (let attempt = 1; ; attempt++) {
       const paid = await this.request<{ pact: Pact }>('POST', `/pacts/${segment(pactId)}/fund`, call, payment).catch(() => undefined);
       if (paid && paid.status < 500 && !isNonceConflict(paid)) return paid;
@@ -121,6 +121,14 @@ export class PactClient {
       }
       call = this.signedCall(key, 'pacts.fund', pactId, pact.stateNonce, {});
     }
+  }
+
+  /**
+   * Funds from wallet credit: the wallet this party bound on the credit rail (`bindWallet`) holds the deposit and
+   * bond, and its access token goes with the paid call as the wallet's consent.
+   */
+  fundWithCredit(key: KeyPair, pactId: string, walletId: string, accessToken: string): Promise<HttpResult> {
+    return this.fundWith(key, pactId, async () => ({ scheme: 'credit', walletId }), { authorization: `Bearer ${accessToken}` });
   }
 
   /**
@@ -207,6 +215,12 @@ export class PactClient {
   /** Publishes this party's payout address on a rail (first write wins); the rail is signed, so the call binds there only. */
   bindAddress(key: KeyPair, rail: string, address: string) {
     return this.request('POST', `/rails/${segment(rail)}/address`, this.signedCall(key, 'rails.bindAddress', '', 0, { rail, address }));
+  }
+
+  /** Binds a credit wallet to this party (first write wins), proving control of it with the wallet's access token. */
+  bindWallet(key: KeyPair, walletId: string, accessToken: string) {
+    const call = this.signedCall(key, 'rails.bindAddress', '', 0, { rail: 'credit', address: walletId });
+    return this.request('POST', '/rails/credit/address', call, { authorization: `Bearer ${accessToken}` });
   }
 
   /** Uploads evidence bytes with signed headers; `declareHash` also sends `x-pact-sha256` (the signed hash). */

@@ -16,6 +16,7 @@ import { badSignature, sendError, unknownPact } from './errors.js';
 import { limitFor, type RateLimits } from './rate-limits.js';
 import { listQuery, signedCallSchema, verdictSchema, type PactAction } from '../protocol/schemas.js';
 import { signedForThisRoute } from './signed-call.js';
+import { creditFundConsent, type WalletOpener } from './credit-consent.js';
 
 export interface PactRouteDeps {
   rateLimits: RateLimits;
@@ -23,6 +24,8 @@ export interface PactRouteDeps {
   readModel: ReadModel;
   projector: Projector;
   blobs: { uploads: PactBlobs };
+  /** The wallet service that says whether a bearer opens a wallet (the credit rail); absent, no credit rail. */
+  creditWallets: WalletOpener | undefined;
 }
 
 const DEFAULT_LIMIT = 50;
@@ -56,7 +59,7 @@ export function registerPactRoutes(app: FastifyInstance, deps: PactRouteDeps): v
     { ...writes, schema: { body: signedCallSchema('pacts.create') }, preValidation: signedForThisRoute('pacts.create'), preHandler: storable },
     async (request, reply) => answer(reply, await send(createdPactId(request.body), { type: 'signed', envelope: request.body })),
   );
-  const checks: Partial<Record<PactAction, PreHandler>> = { 'pacts.propose': blobsUploaded(deps.blobs.uploads) };
+  const checks: Partial<Record<PactAction, PreHandler>> = { 'pacts.propose': blobsUploaded(deps.blobs.uploads), 'pacts.fund': creditFundConsent(deps.creditWallets) };
   for (const route of SIGNED_ROUTES) registerSignedRoute(app, route, writes, send, answer, checks[route.action]);
   app.post<{ Params: Params; Body: VerdictBody }>('/pacts/:id/verdict', { ...writes, schema: { body: verdictSchema } }, async (request, reply) => {
     const { id } = request.params;

@@ -9,6 +9,7 @@ import type { Clock } from '../runtime/clock.js';
 import { sendError } from './errors.js';
 import { limitFor, type RateLimits } from './rate-limits.js';
 import { signedForThisRoute, unboundCallProblem } from './signed-call.js';
+import { walletConsentProblem, type WalletOpener } from './credit-consent.js';
 
 export interface RailRouteDeps {
   rateLimits: RateLimits;
@@ -16,15 +17,17 @@ export interface RailRouteDeps {
   rails: ReadonlyMap<string, Rail>;
   addressBook: RailAddressBook;
   access: { gate: AccessGate };
+  creditWallets: WalletOpener | undefined;
 }
 
 type BindCall = SignedCall<{ rail?: string; address: string }>;
 
 /**
  * `POST /rails/:rail/address` (`rails.bindAddress`): a party publishes where its payouts on a rail go. First
- * write wins per party and rail: the same address again is 200, another is 409 `address_already_bound`.
+ * write wins per party and rail: the same address again is 200, another is 409 `address_already_bound`. A
+ * wallet is bound on the credit rail only by whoever holds its bearer.
  */
-export function registerRailRoutes(app: FastifyInstance, { rateLimits, clock, rails, addressBook, access }: RailRouteDeps): void {
+export function registerRailRoutes(app: FastifyInstance, { rateLimits, clock, rails, addressBook, access, creditWallets }: RailRouteDeps): void {
   const route = { ...limitFor(rateLimits, 'writes'), schema: { body: signedCallSchema('rails.bindAddress') }, preValidation: [signedForThisRoute('rails.bindAddress'), signedForThisRail] };
   app.post<{ Params: { rail: string }; Body: BindCall }>('/rails/:rail/address', route, async (request, reply) => {
     const envelope = request.body;
@@ -34,6 +37,8 @@ export function registerRailRoutes(app: FastifyInstance, { rateLimits, clock, ra
     if (closed) return sendError(reply, closed);
     const unfit = addressProblem(rails.get(request.params.rail), request.params.rail, envelope.call.address);
     if (unfit) return sendError(reply, unfit);
+    const unproved = request.params.rail === 'credit' ? await walletConsentProblem(creditWallets, envelope.call.address, request.headers.authorization) : undefined;
+    if (unproved) return sendError(reply, unproved);
     const wanted = { rail: request.params.rail, party: envelope.signer, address: envelope.call.address, at: clock.now(), call: envelope };
     let binding;
     try {

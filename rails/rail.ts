@@ -107,7 +107,7 @@ export interface RailHealth {
 /** A rail takes new pacts and funds when it is live, solvent and can pay out. */
 export const railReady = (health: RailHealth): boolean => health.live && health.solvency.ok && health.payoutsReady;
 
-/** One payment network behind escrow. `mock` now; `x402` and `mpp` implement the same. */
+/** One payment network behind escrow: `mock`, `x402`, `mpp` and `credit` (wallet credit) implement it. */
 export interface Rail {
   readonly name: RailName;
   /** Where the pact's escrow lives on this rail (`payTo`). */
@@ -120,8 +120,8 @@ export interface Rail {
   readonly ready: boolean;
   /** Whether the fund call must name the payer's address on this rail (`call.railAddress`, mpp). */
   readonly needsRailAddress: boolean;
-  /** What the payer must pay into escrow: the fund call's 402. */
-  quote(request: QuoteRequest): Quote;
+  /** What the payer must pay into escrow: the fund call's 402 (the credit rail reads the payer's bound wallet). */
+  quote(request: QuoteRequest): Quote | Promise<Quote>;
   collect(request: CollectRequest): Promise<RailReceipt>;
   payout(request: PayoutRequest): Promise<RailReceipt>;
   /** Every collect made, for the reconciler that reverses collects no pact recorded. */

@@ -24,6 +24,11 @@ export interface Config {
   walletInternalToken: string | undefined;
   /** WALLET_RESERVATION_TTL_MS: how long a reservation holds when its request names no expiry. */
   walletReservationTtlMs: number;
+  /**
+   * PACT_CREDIT_WALLET_URL: the wallet service the credit rail reserves on, when it is not this process's own
+   * (then WALLET_INTERNAL_TOKEN is its internal routes' token).
+   */
+  creditWalletUrl: string | undefined;
   /** WALLET_CHECKOUT_RAILS: the rails a checkout page pays with (comma-separated; `mock` credits for nothing: development only). */
   walletCheckoutRails: string[];
   dataDir: string;
@@ -97,6 +102,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     walletCreatesPerMinute: integer('WALLET_RATE_LIMIT_CREATES', 30, env),
     walletInternalToken: env.WALLET_INTERNAL_TOKEN || undefined,
     walletReservationTtlMs: Math.max(1, integer('WALLET_RESERVATION_TTL_MS', 7 * 86_400_000, env)),
+    creditWalletUrl: creditWalletUrl(env),
     // Mock checkouts credit for nothing: on by default only where no real rail is configured (development).
     walletCheckoutRails: (env.WALLET_CHECKOUT_RAILS ?? (env.PACT_X402_RPC_URL ? '' : 'mock')).split(',').map((rail) => rail.trim()).filter(Boolean),
     dataDir: resolve(env.PACT_DATA_DIR || './data'),
@@ -144,6 +150,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxConnections: integer('PACT_MAX_CONNECTIONS', 10_000, env),
     },
   };
+}
+
+function creditWalletUrl(env: NodeJS.ProcessEnv): string | undefined {
+  const url = publicUrl(env.PACT_CREDIT_WALLET_URL, 'PACT_CREDIT_WALLET_URL');
+  if (url && !env.WALLET_INTERNAL_TOKEN) throw new Error('PACT_CREDIT_WALLET_URL needs WALLET_INTERNAL_TOKEN: the token of that wallet service\'s internal routes');
+  return url;
 }
 
 /** An http(s) base URL without a trailing slash: the pages and the installer write it into what they serve. */

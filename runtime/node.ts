@@ -43,6 +43,8 @@ import { ReadModel } from '../projection/read-model.js';
 import { MockRail } from '../rails/mock/mock-rail.js';
 import { openEvmRails } from '../rails/evm/open-evm-rails.js';
 import { startWalletService } from '../wallet/service.js';
+import { ensureFeeWallet } from '../rails/credit/fee-wallet.js';
+import { openCreditRail } from '../rails/credit/open-credit-rail.js';
 import type { Rail } from '../rails/rail.js';
 import { openLevel } from '../storage/level.js';
 import { ManualOffsetClock } from './clock.js';
@@ -194,7 +196,17 @@ async function startRoles(config: Config, natsServer: NatsEndpoint): Promise<Pac
   const mockRail = await MockRail.open(mockLevel, config.mockDefaultBalance);
   const addressBook = new RailAddressBook(nats.host.js, nats.host.jsm);
   const evmRails = config.evm ? await openEvmRails({ evm: config.evm, mpp: config.mpp, nats: nats.host, addressBook, now: () => clock.now() }) : undefined;
-  const rails = new Map<string, Rail>([['mock', mockRail], ...(evmRails?.rails ?? []).map((rail) => [rail.name, rail] as const)]);
+  // The credit rail reserves on this process's wallet service (its URL is known once it listens), or on PACT_CREDIT_WALLET_URL's.
+  const creditToken = randomBytes(32).toString('hex');
+  let walletHere = '';
+  const credit = openCreditRail({
+    wallet: config.creditWalletUrl ? { url: () => config.creditWalletUrl!, internalToken: config.walletInternalToken! } : { url: () => walletHere, internalToken: creditToken },
+    nats: nats.host,
+    addressBook,
+    pactOf: (pactId) => readModel.get(pactId),
+    now: () => clock.now(),
+  });
+  const rails = new Map<string, Rail>([['mock', mockRail], ['credit', credit.rail], ...(evmRails?.rails ?? []).map((rail) => [rail.name, rail] as const)]);
 
   // Blob bookkeeping is not rebuildable from the journal, so it has a LevelDB of its own (like the mock rail).
   const blobLevel = await openLevel(join(config.dataDir, 'blobs', 'index'));
@@ -294,12 +306,19 @@ async function startRoles(config: Config, natsServer: NatsEndpoint): Promise<Pac
   }, judge);
 
   const app = await buildGateway({
-    bus, readModel, projector, offers, stream, access, clock, http: config.http, publicUrl: config.publicUrl, journalFeed: (id, after, signal) => journalFeed(nats.reader, id, after, signal), addressBook, rateLimits: config.rateLimits, natsConnections: connectionsOf(nats), blobs, internalToken, version: VERSION, rails, policy, serverParty, payoutWorker, host,
+    bus, readModel, projector, offers, stream, access, clock, http: config.http, publicUrl: config.publicUrl, journalFeed: (id, after, signal) => journalFeed(nats.reader, id, after, signal), addressBook, creditWallets: credit.wallets, rateLimits: config.rateLimits, natsConnections: connectionsOf(nats), blobs, internalToken, version: VERSION, rails, policy, serverParty, payoutWorker, host,
     testHooks: config.testHooks ? { clock, keeper, reconciler, acceptances: offers.acceptances, projector, mockRail, evaluator, evaluatorConfig: config.evaluator, dataDir: config.dataDir } : undefined,
   });
   await app.listen({ port: config.port, host: config.host });
   const { port } = app.server.address() as { port: number }; // PACT_PORT=0 picks a free port
-  const wallet = await startWalletService({ port: config.walletPort, host: config.host, publicUrl: config.walletPublicUrl, claimsPerMinute: config.walletClaimsPerMinute, createsPerMinute: config.walletCreatesPerMinute, testHooks: config.testHooks, internalToken: config.walletInternalToken, reservationTtlMs: config.walletReservationTtlMs }, nats.host, clock, checkoutRails(config.walletCheckoutRails, rails));
+  const wallet = await startWalletService({ port: config.walletPort, host: config.host, publicUrl: config.walletPublicUrl, claimsPerMinute: config.walletClaimsPerMinute, createsPerMinute: config.walletCreatesPerMinute, testHooks: config.testHooks, internalTokens: { configured: config.walletInternalToken, node: config.creditWalletUrl ? undefined : creditToken }, reservationTtlMs: config.walletReservationTtlMs }, nats.host, clock, checkoutRails(config.walletCheckoutRails, rails));
+  walletHere = selfUrl(config.host, { port: Number(new URL(wallet.url).port) } as AddressInfo);
+  const feeWallet = { walletUrl: config.creditWalletUrl ?? walletHere, serverKey, addressBook, tokenFile: join(config.dataDir, 'keys', 'fee-wallet.token'), now: () => clock.now() };
+  const bindFeeWallet = (): void => void ensureFeeWallet(feeWallet).catch((error: unknown) => {
+    console.error('binding the arbitration fee wallet failed; trying again in 30 s:', String(error));
+    setTimeout(bindFeeWallet, 30_000).unref();
+  });
+  bindFeeWallet();
   void keeper.tick();
   await evaluator.start();
 
@@ -316,6 +335,7 @@ async function startRoles(config: Config, natsServer: NatsEndpoint): Promise<Pac
       reconciler.stop();
       payoutWorker.stop();
       evmRails?.stop();
+      credit.stop();
       await offers.stop();
       clearInterval(eventSweeper);
       await notifier.stop();

@@ -4,15 +4,28 @@ import { walletError } from './errors.js';
 import { sendWalletError } from './reply.js';
 import { sha256Hex } from './secrets.js';
 
+/** Who may call the internal routes: the operator's WALLET_INTERNAL_TOKEN, and the escrow of this very process. */
+export interface InternalTokens {
+  /** WALLET_INTERNAL_TOKEN; unset, callers from outside get 503. */
+  configured: string | undefined;
+  /** A token made fresh by the process that runs both services, known only to its credit rail. */
+  node: string | undefined;
+}
+
+const hashOf = (token: string) => Buffer.from(sha256Hex(token), 'hex');
+/** Compared as hashes, in constant time, so neither timing nor length tells anything. */
+const matches = (given: string, expected: Buffer | undefined) => expected !== undefined && timingSafeEqual(hashOf(given), expected);
+
 /**
- * The internal routes' guard: `Authorization: Bearer <WALLET_INTERNAL_TOKEN>`, compared in constant time (of
- * the hashes, so lengths tell nothing). Unset on the server: every internal route answers 503 (fail closed).
+ * The internal routes' guard: `Authorization: Bearer <token>`. With WALLET_INTERNAL_TOKEN unset, every caller but
+ * this process's own credit rail gets 503 (fail closed); with it set, a missing or wrong token is 401.
  */
-export function internalOnly(token: string | undefined) {
-  const expected = token === undefined ? undefined : Buffer.from(sha256Hex(token), 'hex');
+export function internalOnly({ configured, node }: InternalTokens) {
+  const [expected, nodeToken] = [configured, node].map((token) => (token === undefined ? undefined : hashOf(token)));
   return async (request: FastifyRequest, reply: FastifyReply) => {
-    if (!expected) return sendWalletError(reply, walletError('unavailable', 'the internal routes are off: WALLET_INTERNAL_TOKEN is not set'));
     const given = /^bearer\s+(.+)$/i.exec(request.headers.authorization ?? '')?.[1];
-    if (!given || !timingSafeEqual(Buffer.from(sha256Hex(given), 'hex'), expected)) return sendWalletError(reply, walletError('unauthorized', 'the internal routes need Authorization: Bearer <WALLET_INTERNAL_TOKEN>'));
+    if (given !== undefined && matches(given, nodeToken)) return;
+    if (!expected) return sendWalletError(reply, walletError('unavailable', 'the internal routes are off: WALLET_INTERNAL_TOKEN is not set'));
+    if (given === undefined || !matches(given, expected)) return sendWalletError(reply, walletError('unauthorized', 'the internal routes need Authorization: Bearer <WALLET_INTERNAL_TOKEN>'));
   };
 }

@@ -4,6 +4,7 @@ import type { Rail } from '../rails/rail.js';
 import type { ManualOffsetClock } from '../runtime/clock.js';
 import { buildWalletApp } from './app.js';
 import { IdempotencyStore } from './idempotency.js';
+import type { InternalTokens } from './internal-auth.js';
 import { WalletJournal } from './journal.js';
 import { TokenIndex } from './token-index.js';
 import { WalletDesk } from './wallet-desk.js';
@@ -16,8 +17,8 @@ export interface WalletServiceSettings {
   claimsPerMinute: number;
   createsPerMinute: number;
   testHooks: boolean;
-  /** WALLET_INTERNAL_TOKEN: the bearer of the internal reservation routes; unset, they answer 503. */
-  internalToken: string | undefined;
+  /** The bearers of the internal reservation routes: WALLET_INTERNAL_TOKEN, and this process's credit rail's. */
+  internalTokens: InternalTokens;
   reservationTtlMs: number;
 }
 
@@ -40,7 +41,7 @@ export async function startWalletService(
     idempotency: new IdempotencyStore(nats.js, nats.jsm, () => clock.now()),
     clock,
     checkoutRails,
-    internalToken: settings.internalToken,
+    internalTokens: settings.internalTokens,
     reservationTtlMs: settings.reservationTtlMs,
     claimsPerMinute: settings.claimsPerMinute,
     createsPerMinute: settings.createsPerMinute,

@@ -3,7 +3,7 @@ import type { PartyId } from '../../protocol/party.js';
 
 export const PACT_STATES = ['CREATED', 'ACTIVE', 'PROPOSED', 'DISPUTED', 'SETTLED', 'CANCELLED'] as const;
 export type PactState = (typeof PACT_STATES)[number];
-export const RAILS = ['mock', 'x402', 'mpp'] as const;
+export const RAILS = ['mock', 'x402', 'mpp', 'credit'] as const;
 export type RailName = (typeof RAILS)[number];
 
 export interface Windows {

@@ -40,17 +40,10 @@ async function proofFor(stack: Stack, key: KeyPair, id: string, payer: TestWalle
   return asPaymentHeader(await payV2(payer, quote.body.requirement.railData.accepts[0]));
 }
 
-/** Arms `point`, sends the paid fund call, which gets no answer, and starts the service again unarmed. */
+/** The paid fund call, met by a crash at `point`; the service is started again unarmed. */
 async function fundThroughCrash(stack: Stack, key: KeyPair, id: string, proof: string, point: string) {
-  await stack.restartWith({ PACT_TEST_CRASH_AT: point });
   const call = stack.client.signedCall(key, 'pacts.fund', id, await stack.client.nonceOf(id), {});
-  const answer = await stack.client.request('POST', `/pacts/${id}/fund`, call, { 'x-payment': proof }).then(
-    (reply) => `answered ${reply.status}`,
-    () => 'no answer',
-  );
-  assert.is(answer, 'no answer');
-  await stack.exited();
-  await stack.restartWith({ PACT_TEST_CRASH_AT: '' });
+  await stack.crashDuring(point, () => stack.client.request('POST', `/pacts/${id}/fund`, call, { 'x-payment': proof }));
 }
 
 for (const point of ['collect-recorded', 'collect-broadcast']) {

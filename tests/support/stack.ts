@@ -143,6 +143,21 @@ export class Stack {
     await this.startServer();
   }
 
+  /**
+   * Restarts the server armed to crash at `point`, sends `call`, which must get no answer (the process kills
+   * itself there), and starts it again unarmed.
+   */
+  async crashDuring(point: string, call: () => Promise<unknown>): Promise<void> {
+    await this.restartWith({ PACT_TEST_CRASH_AT: point });
+    const answer = await call().then(
+      (reply) => `answered ${(reply as { status?: number }).status}`,
+      () => 'no answer',
+    );
+    if (answer !== 'no answer') throw new Error(`the call ${answer} instead of meeting the crash at ${point}`);
+    await this.exited();
+    await this.restartWith({ PACT_TEST_CRASH_AT: '' });
+  }
+
   /** Resolves once the server process has exited on its own (a crash point), failing after `timeoutMs`. */
   async exited(timeoutMs = 20_000): Promise<void> {
     const child = this.child;

@@ -5,7 +5,7 @@ import type { WalletEvent } from '../../machines/wallet/events.js';
 import type { Reservation, Settlement, Wallet } from '../../machines/wallet/types.js';
 import type { Clock } from '../../runtime/clock.js';
 import { walletError, type WalletError } from '../errors.js';
-import { internalOnly } from '../internal-auth.js';
+import { internalOnly, type InternalTokens } from '../internal-auth.js';
 import { creditOf, holdOf, releaseOf, settlementOf } from '../ledger.js';
 import { sendWalletError } from '../reply.js';
 import { jcs } from '../../protocol/jcs.js';
@@ -19,8 +19,8 @@ export interface ReservationRouteDeps {
   desk: WalletDesk;
   tokens: TokenIndex;
   clock: Clock;
-  /** WALLET_INTERNAL_TOKEN: unset, the internal routes answer 503. */
-  internalToken: string | undefined;
+  /** Who may call the internal routes (WALLET_INTERNAL_TOKEN unset: 503 to all but this process's credit rail). */
+  internalTokens: InternalTokens;
   /** How long a reservation holds when its request names no `expiresAt`. */
   reservationTtlMs: number;
 }
@@ -109,7 +109,7 @@ export function reservationView(wallet: Wallet, reservation: Reservation, now: n
  */
 export function registerReservationRoutes(app: FastifyInstance, deps: ReservationRouteDeps): void {
   const { desk, tokens } = deps;
-  const guard = internalOnly(deps.internalToken);
+  const guard = internalOnly(deps.internalTokens);
 
   app.post<{ Body: ReserveBody }>(PATH, { onRequest: guard, schema: { operationId: 'reserveAgentPactCredits', body: reserveBody } }, async (request, reply) => {
     const body = request.body;
