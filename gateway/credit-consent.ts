@@ -3,6 +3,7 @@ import { parsePaymentHeader } from '../actors/admission.js';
 import { pactError, type PactError } from '../protocol/errors.js';
 import { creditProofWallet } from '../rails/credit/credit-rail.js';
 import { sendError } from './errors.js';
+import { paymentOf } from './payment-header.js';
 
 /** Whether a wallet bearer opens a wallet: the wallet service's word (rails/credit/wallet-client.ts). */
 export interface WalletOpener {
@@ -27,11 +28,11 @@ export async function walletConsentProblem(wallets: WalletOpener | undefined, wa
   }
 }
 
-/** The fund route's check: an `X-PAYMENT` of the credit rail needs its wallet's bearer beside it. */
+/** The fund route's check: a payment proof of the credit rail, in whichever header, needs its wallet's bearer beside it. */
 export function creditFundConsent(wallets: WalletOpener | undefined) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
-    const payment = request.headers['x-payment'];
-    const proof = typeof payment === 'string' ? parsePaymentHeader(payment) : undefined;
+    const payment = paymentOf(request.headers);
+    const proof = payment === undefined ? undefined : parsePaymentHeader(payment);
     const walletId = creditProofWallet(proof);
     if (walletId === undefined) return;
     const problem = await walletConsentProblem(wallets, walletId, request.headers.authorization);

@@ -17,6 +17,7 @@ import { limitFor, type RateLimits } from './rate-limits.js';
 import { listQuery, signedCallSchema, verdictSchema, type PactAction } from '../protocol/schemas.js';
 import { signedForThisRoute } from './signed-call.js';
 import { creditFundConsent, type WalletOpener } from './credit-consent.js';
+import { paymentOf } from './payment-header.js';
 
 export interface PactRouteDeps {
   rateLimits: RateLimits;
@@ -85,16 +86,12 @@ function registerSignedRoute(app: FastifyInstance, route: { path: string; action
     async (request, reply) => {
       const { id } = request.params;
       if (!PACT_ID.test(id)) return sendError(reply, unknownPact(id));
-      // x402 v2 names the header PAYMENT-SIGNATURE; the spec's (and v1's) name is X-PAYMENT; mpp's is Authorization.
-      const payment = request.headers['x-payment'] ?? request.headers['payment-signature'] ?? paymentCredential(request.headers.authorization);
-      const command: HostCommand = { type: 'signed', envelope: request.body, ...(typeof payment === 'string' ? { payment } : {}) };
+      const payment = paymentOf(request.headers);
+      const command: HostCommand = { type: 'signed', envelope: request.body, ...(payment !== undefined ? { payment } : {}) };
       return answer(reply, await send(id, command));
     },
   );
 }
-
-/** An `Authorization: Payment …` credential (the mpp rail's proof), as sent; other schemes are not ours. */
-const paymentCredential = (authorization: string | undefined) => (authorization && /^Payment\s/i.test(authorization) ? authorization : undefined);
 
 function registerReads(app: FastifyInstance, { readModel, projector }: PactRouteDeps, listLimit: Limit): void {
   // Not async: a cached body is sent in the same turn, with no promise in between (reads are the hot path).

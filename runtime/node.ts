@@ -43,7 +43,6 @@ import { ReadModel } from '../projection/read-model.js';
 import { MockRail } from '../rails/mock/mock-rail.js';
 import { openEvmRails } from '../rails/evm/open-evm-rails.js';
 import { startWalletService } from '../wallet/service.js';
-import { ensureFeeWallet } from '../rails/credit/fee-wallet.js';
 import { openCreditRail } from '../rails/credit/open-credit-rail.js';
 import type { Rail } from '../rails/rail.js';
 import { openLevel } from '../storage/level.js';
@@ -201,6 +200,8 @@ async function startRoles(config: Config, natsServer: NatsEndpoint): Promise<Pac
   let walletHere = '';
   const credit = openCreditRail({
     wallet: config.creditWalletUrl ? { url: () => config.creditWalletUrl!, internalToken: config.walletInternalToken! } : { url: () => walletHere, internalToken: creditToken },
+    serverKey,
+    feeTokenFile: join(config.dataDir, 'keys', 'fee-wallet.token'),
     nats: nats.host,
     addressBook,
     pactOf: (pactId) => readModel.get(pactId),
@@ -311,14 +312,9 @@ async function startRoles(config: Config, natsServer: NatsEndpoint): Promise<Pac
   });
   await app.listen({ port: config.port, host: config.host });
   const { port } = app.server.address() as { port: number }; // PACT_PORT=0 picks a free port
-  const wallet = await startWalletService({ port: config.walletPort, host: config.host, publicUrl: config.walletPublicUrl, claimsPerMinute: config.walletClaimsPerMinute, createsPerMinute: config.walletCreatesPerMinute, testHooks: config.testHooks, internalTokens: { configured: config.walletInternalToken, node: config.creditWalletUrl ? undefined : creditToken }, reservationTtlMs: config.walletReservationTtlMs }, nats.host, clock, checkoutRails(config.walletCheckoutRails, rails));
+  const wallet = await startWalletService({ port: config.walletPort, host: config.host, publicUrl: config.walletPublicUrl, claimsPerMinute: config.walletClaimsPerMinute, createsPerMinute: config.walletCreatesPerMinute, testHooks: config.testHooks, internalTokens: { configured: config.walletInternalToken, node: config.creditWalletUrl ? undefined : creditToken }, reservationTtlMs: config.walletReservationTtlMs }, { nats: nats.host, level, nodeId }, clock, checkoutRails(config.walletCheckoutRails, rails));
   walletHere = selfUrl(config.host, { port: Number(new URL(wallet.url).port) } as AddressInfo);
-  const feeWallet = { walletUrl: config.creditWalletUrl ?? walletHere, serverKey, addressBook, tokenFile: join(config.dataDir, 'keys', 'fee-wallet.token'), now: () => clock.now() };
-  const bindFeeWallet = (): void => void ensureFeeWallet(feeWallet).catch((error: unknown) => {
-    console.error('binding the arbitration fee wallet failed; trying again in 30 s:', String(error));
-    setTimeout(bindFeeWallet, 30_000).unref();
-  });
-  bindFeeWallet();
+  await credit.start();
   void keeper.tick();
   await evaluator.start();
 

@@ -8,13 +8,15 @@ import { registerCheckoutRoutes, type CheckoutRouteDeps } from './routes/checkou
 import { registerPairingRoutes, type PairingRouteDeps } from './routes/pairings.js';
 import { registerReservationRoutes, type ReservationRouteDeps } from './routes/reservations.js';
 import { registerWalletRoutes, type WalletRouteDeps } from './routes/wallets.js';
+import type { WalletKeeper } from './wallet-keeper.js';
+import type { WalletProjector } from './wallet-projector.js';
 
 /** The OpenAPI document's title and version (WALLET-DECISIONS.md). */
 export const WALLET_API = { title: 'Wallet', version: '0.5.0' } as const;
 
 export interface WalletAppDeps extends WalletRouteDeps, CheckoutRouteDeps, ReservationRouteDeps, Omit<PairingRouteDeps, 'clock'> {
-  /** Test hooks: `POST /__test/clock` moves the process's one clock (the escrow's too). */
-  testClock: ManualOffsetClock | undefined;
+  /** Test hooks: `POST /__test/clock` moves the process's one clock (the escrow's too), then runs the keeper. */
+  testHooks: WalletTestHooks | undefined;
 }
 
 /** The wallet service's HTTP face, on its own port: routes, its error shape, its OpenAPI document. */
@@ -45,7 +47,7 @@ export async function buildWalletApp(deps: WalletAppDeps): Promise<FastifyInstan
   registerPairingRoutes(app, { ...deps, clock: deps.clock });
   registerCheckoutRoutes(app, deps);
   registerReservationRoutes(app, deps);
-  if (deps.testClock) registerWalletTestClock(app, deps.testClock);
+  if (deps.testHooks) registerWalletTestClock(app, deps.testHooks);
   return app;
 }
 
@@ -63,11 +65,19 @@ function installWalletErrors(app: FastifyInstance): void {
   });
 }
 
-function registerWalletTestClock(app: FastifyInstance, clock: ManualOffsetClock): void {
+export interface WalletTestHooks {
+  clock: ManualOffsetClock;
+  keeper: WalletKeeper;
+  projector: WalletProjector;
+}
+
+function registerWalletTestClock(app: FastifyInstance, { clock, keeper, projector }: WalletTestHooks): void {
   const body = { type: 'object', additionalProperties: false, properties: { advanceMs: { type: 'integer', minimum: 0 }, set: { type: 'integer', minimum: 0 } } } as const;
   app.post<{ Body: { advanceMs?: number; set?: number } }>('/__test/clock', { schema: { body } }, async (request) => {
     if (request.body.set !== undefined) clock.set(request.body.set);
     if (request.body.advanceMs !== undefined) clock.advance(request.body.advanceMs);
+    await projector.current(5_000); // the keeper sees every hold made before the clock moved
+    await keeper.run();
     return { now: clock.now() };
   });
 }

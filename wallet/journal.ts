@@ -10,7 +10,7 @@ export interface WalletEntry {
   event: WalletEvent;
 }
 
-function decodeEntry(data: Uint8Array, subject: string): WalletEntry | undefined {
+export function decodeEntry(data: Uint8Array, subject: string): WalletEntry | undefined {
   const value = messageObject<WalletEntry>(data);
   const wellShaped =
     value !== undefined && typeof value.walletId === 'string' && Number.isSafeInteger(value.version) && typeof value.event === 'object' && value.event !== null &&

@@ -105,6 +105,7 @@ function entriesOf(event: WalletEntry['event']): LedgerEntry[] {
     case 'checkoutPaid':
     case 'reserved':
     case 'reservationReleased':
+    case 'reservationExpired':
     case 'credited':
       return [event.entry];
     case 'reservationSettled':

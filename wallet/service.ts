@@ -1,8 +1,12 @@
-import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import type { FastifyInstance } from 'fastify';
 import type { Rail } from '../rails/rail.js';
 import type { ManualOffsetClock } from '../runtime/clock.js';
+import type { Nats } from '../actors/nats.js';
+import type { JsonLevel } from '../storage/level.js';
 import { buildWalletApp } from './app.js';
+import { WalletKeeper } from './wallet-keeper.js';
+import { WalletProjector } from './wallet-projector.js';
+import { WalletReadModel } from './read-model.js';
 import { IdempotencyStore } from './idempotency.js';
 import type { InternalTokens } from './internal-auth.js';
 import { WalletJournal } from './journal.js';
@@ -22,6 +26,9 @@ export interface WalletServiceSettings {
   reservationTtlMs: number;
 }
 
+/** How often the keeper looks for lapsed holds and credits never applied. */
+const KEEPER_EVERY_MS = 5_000;
+
 export interface WalletService {
   url: string;
   close(): Promise<void>;
@@ -30,12 +37,19 @@ export interface WalletService {
 /** The credit wallet service beside the escrow: its own port, the same NATS (the host role's connection) and clock. */
 export async function startWalletService(
   settings: WalletServiceSettings,
-  nats: { js: JetStreamClient; jsm: JetStreamManager },
+  node: { nats: Nats; level: JsonLevel; nodeId: string },
   clock: ManualOffsetClock,
   checkoutRails: ReadonlyMap<string, Rail>,
 ): Promise<WalletService> {
+  const { nats } = node;
   const desk = new WalletDesk(new WalletJournal(nats.js, nats.jsm), clock);
+  const readModel = new WalletReadModel(node.level);
+  const projector = new WalletProjector(nats, readModel, node.nodeId);
+  await projector.start();
+  const keeper = new WalletKeeper(desk, readModel, clock);
   const app: FastifyInstance = await buildWalletApp({
+    readModel,
+    projector,
     desk,
     tokens: new TokenIndex(nats.js, nats.jsm),
     idempotency: new IdempotencyStore(nats.js, nats.jsm, () => clock.now()),
@@ -46,9 +60,18 @@ export async function startWalletService(
     claimsPerMinute: settings.claimsPerMinute,
     createsPerMinute: settings.createsPerMinute,
     baseOf: (host) => settings.publicUrl ?? `http://${host ?? `${settings.host}:${settings.port}`}`,
-    testClock: settings.testHooks ? clock : undefined,
+    testHooks: settings.testHooks ? { clock, keeper, projector } : undefined,
   });
   await app.listen({ port: settings.port, host: settings.host });
   const { port } = app.server.address() as { port: number };
-  return { url: `http://${settings.host}:${port}`, close: () => app.close() };
+  await keeper.run().catch((error: unknown) => console.error('the wallet keeper failed:', String(error)));
+  keeper.start(KEEPER_EVERY_MS);
+  return {
+    url: `http://${settings.host}:${port}`,
+    async close() {
+      keeper.stop();
+      await app.close();
+      await projector.stop();
+    },
+  };
 }

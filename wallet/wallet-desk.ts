@@ -66,10 +66,9 @@ export class WalletDesk {
     });
   }
 
-  /** Every event of the wallet, oldest first, as its journal holds them (the ledger is read from them). */
-  async history(walletId: string): Promise<WalletEntry[]> {
-    if (!WALLET_ID.test(walletId)) return [];
-    return (await this.journal.entriesAfter(walletId, 0)).map(({ value }) => value);
+  /** The wallet's journal position as of the last read or change here (0: none yet): what a read model must reach to show it. */
+  knownPosition(walletId: string): number {
+    return this.actors.get(walletId)?.seq ?? 0;
   }
 
   /** Decides on the wallet's newest state and records the event; a lost compare-and-set decides again. */

@@ -13,5 +13,7 @@ export type WalletEvent =
   /** A held reservation ends: its debit leaves (to other wallets, through `system:transfers`), the rest is available again. */
   | { type: 'reservationSettled'; at: number; reservationId: string; settlement: Settlement; transaction: LedgerTransaction; entries: LedgerEntry[] }
   | { type: 'reservationReleased'; at: number; reservationId: string; reason: string | null; transaction: LedgerTransaction; entry: LedgerEntry }
+  /** A hold whose `expiresAt` passed, released whole by the keeper. */
+  | { type: 'reservationExpired'; at: number; reservationId: string; transaction: LedgerTransaction; entry: LedgerEntry }
   /** Another wallet's settlement credits this one, once per reservation. */
   | { type: 'credited'; at: number; reservationId: string; amount: string; transaction: LedgerTransaction; entry: LedgerEntry };

@@ -1,6 +1,6 @@
 import { assign, setup } from 'xstate';
 import type { WalletEvent } from './events.js';
-import type { Wallet } from './types.js';
+import type { Reservation, Wallet } from './types.js';
 
 type Of<T extends WalletEvent['type']> = Extract<WalletEvent, { type: T }>;
 type Args = { context: Wallet; event: WalletEvent };
@@ -48,6 +48,13 @@ const settleable = when('reservationSettled', (wallet, { reservationId, settleme
   return held(wallet, reservationId) && debit >= 0n && debit <= BigInt(reservation!.amount) && sum(settlement.credits.map((c) => c.amount)) === debit && balanced(transaction.legs);
 });
 
+/** A held reservation given back whole (released or expired): the wallet's held goes down by its amount. */
+function unheld(wallet: Wallet, reservationId: string, end: Pick<Reservation, 'status' | 'releaseReason' | 'finalizedAt'>, transactionId: string): Partial<Wallet> {
+  const reservation = wallet.reservations[reservationId]!;
+  const done = { ...reservation, ...end, ledgerTxIds: [...reservation.ledgerTxIds, transactionId] };
+  return { held: (BigInt(wallet.held) - BigInt(reservation.amount)).toString(), reservations: { ...wallet.reservations, [reservationId]: done } };
+}
+
 /**
  * The wallet lifecycle and its balances. Pure: no clock, no I/O; every event carries its own `at`, and
  * what it credits or debits is a balanced transaction the guards check.
@@ -61,6 +68,7 @@ export const walletMachine = setup({
     reservable,
     settleable,
     releasable: when('reservationReleased', (wallet, { reservationId, transaction }) => held(wallet, reservationId) && balanced(transaction.legs)),
+    lapsed: when('reservationExpired', (wallet, { at, reservationId, transaction }) => held(wallet, reservationId) && at >= wallet.reservations[reservationId]!.expiresAt && balanced(transaction.legs)),
     newCredit: when('credited', (wallet, { reservationId, amount, transaction }) => wallet.creditsReceived[reservationId] === undefined && BigInt(amount) > 0n && balanced(transaction.legs)),
   },
   actions: {
@@ -91,11 +99,10 @@ export const walletMachine = setup({
       }),
     ),
     release: assign(
-      update('reservationReleased', (wallet, { at, reservationId, reason, transaction }) => {
-        const reservation = wallet.reservations[reservationId]!;
-        const done = { ...reservation, status: 'released' as const, releaseReason: reason, finalizedAt: at, ledgerTxIds: [...reservation.ledgerTxIds, transaction.id] };
-        return { held: (BigInt(wallet.held) - BigInt(reservation.amount)).toString(), reservations: { ...wallet.reservations, [reservationId]: done } };
-      }),
+      update('reservationReleased', (wallet, { at, reservationId, reason, transaction }) => unheld(wallet, reservationId, { status: 'released', releaseReason: reason, finalizedAt: at }, transaction.id)),
+    ),
+    expire: assign(
+      update('reservationExpired', (wallet, { at, reservationId, transaction }) => unheld(wallet, reservationId, { status: 'expired', releaseReason: 'expired', finalizedAt: at }, transaction.id)),
     ),
     credit: assign(
       update('credited', (wallet, { reservationId, amount, transaction }) => ({
@@ -123,6 +130,7 @@ export const walletMachine = setup({
         reserved: { guard: 'reservable', actions: ['hold', 'stamp'] },
         reservationSettled: { guard: 'settleable', actions: ['settle', 'stamp'] },
         reservationReleased: { guard: 'releasable', actions: ['release', 'stamp'] },
+        reservationExpired: { guard: 'lapsed', actions: ['expire', 'stamp'] },
         credited: { guard: 'newCredit', actions: ['credit', 'stamp'] },
       },
     },
@@ -132,6 +140,7 @@ export const walletMachine = setup({
         checkoutPaid: { guard: 'checkoutPayable', actions: ['creditCheckout', 'stamp'] },
         reservationSettled: { guard: 'settleable', actions: ['settle', 'stamp'] },
         reservationReleased: { guard: 'releasable', actions: ['release', 'stamp'] },
+        reservationExpired: { guard: 'lapsed', actions: ['expire', 'stamp'] },
         credited: { guard: 'newCredit', actions: ['credit', 'stamp'] },
       },
     },

@@ -42,11 +42,12 @@ export interface Settlement {
   bodyHash: string;
 }
 
-/** Credit held on a wallet for an agent activity, settled or released exactly once. */
+/** Credit held on a wallet for an agent activity, settled, released or expired exactly once. */
 export interface Reservation {
   id: string;
   amount: string;
-  status: 'held' | 'settled' | 'released';
+  /** `expired`: released whole by the keeper once `expiresAt` passed (until then a lapsed hold reads expired). */
+  status: 'held' | 'settled' | 'released' | 'expired';
   activity: Activity;
   memo: string | null;
   /** SHA-256 of the reserve request's body (a replay with another is refused). */

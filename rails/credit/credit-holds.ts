@@ -1,26 +1,31 @@
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
-import { ExpectedSequenceMismatch, messageObject, StreamJournal, streamMessage } from '../../actors/stream-journal.js';
+import { ExpectedSequenceMismatch, messageObject, StreamJournal, streamMessage, type Positioned } from '../../actors/stream-journal.js';
 import { creditHoldSubject, CREDIT_HOLDS, RAILS_STREAM } from '../../actors/subjects.js';
 import type { ReserveBody } from './wallet-client.js';
 
 /**
- * A collect on the credit rail: the reservation asked for under a collect key. It is recorded before the wallet
- * is asked (`reservationId` null) and again once the wallet answered, so a collect whose answer a crash lost is
- * still known: asking again with the same body and key finds the same reservation.
+ * A collect on the credit rail: the reservation asked for under a collect key, recorded before the wallet is asked
+ * (`reservationId` null), again once it answered with a hold, or with why it refused. A collect whose answer a crash
+ * lost is still known: asking again with the same body and key finds the same reservation.
  */
 export interface CreditHold {
   /** The collect key (`<pactId>:fund.<round>:<party>`). */
   key: string;
   request: ReserveBody;
   reservationId: string | null;
+  /** The wallet's refusal of the last ask (not enough credit, a suspended wallet): no hold was made. */
+  refused: string | null;
+  /** How many records of this key came before this one (its message id, so each record is written once). */
+  attempt: number;
 }
 
 const idOf = (hold: CreditHold) => hold.key;
-const messageIdOf = (hold: CreditHold) => `${creditHoldSubject(hold.key)}:${hold.reservationId ?? 'asked'}`;
+const messageIdOf = (hold: CreditHold) => `${creditHoldSubject(hold.key)}:${hold.attempt}`;
 
 function decodeHold(data: Uint8Array, subject: string): CreditHold | undefined {
   const value = messageObject<CreditHold>(data);
-  const wellShaped = value !== undefined && typeof value.key === 'string' && typeof value.request === 'object' && value.request !== null && creditHoldSubject(value.key) === subject;
+  const wellShaped =
+    value !== undefined && typeof value.key === 'string' && typeof value.request === 'object' && value.request !== null && Number.isSafeInteger(value.attempt) && creditHoldSubject(value.key) === subject;
   return wellShaped ? (value as CreditHold) : undefined;
 }
 
@@ -38,31 +43,24 @@ export class CreditHolds extends StreamJournal<CreditHold> {
    * retry must ask the wallet with the very same body to find the same reservation).
    */
   async asking(key: string, request: ReserveBody): Promise<CreditHold> {
-    const earlier = await this.latest(key);
-    if (earlier) return earlier;
-    const hold = { key, request, reservationId: null };
-    try {
-      await this.append(hold, 0);
-      return hold;
-    } catch (error) {
-      if (!(error instanceof ExpectedSequenceMismatch)) throw error;
-      return (await this.latest(key))!;
-    }
+    const last = await this.last(key);
+    if (last && last.value.refused === null) return last.value;
+    return this.follow(key, last, (previous) => ({ key, request: previous?.request ?? request, reservationId: null, refused: null, attempt: 0 }));
   }
 
-  /** Records the reservation the wallet answered with (once; a repeat finds it recorded). */
+  /** Records the reservation the wallet answered with (once). */
   async reserved(hold: CreditHold, reservationId: string): Promise<void> {
-    const entries = await this.entriesAfter(hold.key, 0);
-    if (entries.some((entry) => entry.value.reservationId !== null)) return;
-    await this.append({ ...hold, reservationId }, entries.at(-1)!.seq).catch((error: unknown) => {
-      if (!(error instanceof ExpectedSequenceMismatch)) throw error;
-    });
+    await this.follow(hold.key, await this.last(hold.key), (previous) => (previous?.reservationId ? undefined : { ...hold, reservationId, refused: null, attempt: 0 }));
+  }
+
+  /** Records that the wallet refused the ask (the reconciler then leaves the key alone until it is asked again). */
+  async refused(hold: CreditHold, reason: string): Promise<void> {
+    await this.follow(hold.key, await this.last(hold.key), (previous) => (previous?.reservationId ? undefined : { ...hold, refused: reason, attempt: 0 }));
   }
 
   /** The newest record of a collect key. */
   async latest(key: string): Promise<CreditHold | undefined> {
-    const message = await streamMessage(this.manager, RAILS_STREAM, { last_by_subj: creditHoldSubject(key) });
-    return message ? decodeHold(message.data, message.subject) : undefined;
+    return (await this.last(key))?.value;
   }
 
   /** Every collect key's newest record, in the order they were first asked. */
@@ -76,6 +74,29 @@ export class CreditHolds extends StreamJournal<CreditHold> {
       if (!hold || seen.has(hold.key)) continue;
       seen.add(hold.key);
       yield (await this.latest(hold.key)) ?? hold;
+    }
+  }
+
+  private async last(key: string): Promise<Positioned<CreditHold> | undefined> {
+    const message = await streamMessage(this.manager, RAILS_STREAM, { last_by_subj: creditHoldSubject(key) });
+    const value = message && decodeHold(message.data, message.subject);
+    return value ? { seq: message.seq, value } : undefined;
+  }
+
+  /**
+   * Appends what `next` makes of the key's last record (nothing when it answers undefined), compare-and-set on
+   * that record: when another writer got there first, its record is the answer.
+   */
+  private async follow(key: string, last: Positioned<CreditHold> | undefined, next: (previous: CreditHold | undefined) => CreditHold | undefined): Promise<CreditHold> {
+    const record = next(last?.value);
+    if (!record) return last!.value;
+    const numbered = { ...record, attempt: last ? last.value.attempt + 1 : 0 };
+    try {
+      await this.append(numbered, last?.seq ?? 0);
+      return numbered;
+    } catch (error) {
+      if (!(error instanceof ExpectedSequenceMismatch)) throw error;
+      return (await this.latest(key))!;
     }
   }
 }

@@ -33,13 +33,20 @@ export class CreditRail implements Rail {
   readonly escrowAccount = CREDIT_ESCROW;
   readonly needsRailAddress = false;
   private live = true;
+  /** Whether the server's party, paid arbitration fees, has a wallet bound: until then no pact can be funded. */
+  private feesPayable = false;
   /** Holds this process saw settled or released: their payouts need not ask the wallet again. */
   private readonly finished = new Set<string>();
 
   constructor(private readonly deps: CreditRailDeps) {}
 
   get ready(): boolean {
-    return this.live;
+    return this.live && this.feesPayable;
+  }
+
+  /** The server's fee wallet is bound: every payee a pact can have is payable now. */
+  feePayeeBound(): void {
+    this.feesPayable = true;
   }
 
   isAddress(address: string): boolean {
@@ -52,7 +59,8 @@ export class CreditRail implements Rail {
 
   async quote({ payer, amount }: QuoteRequest): Promise<Quote> {
     const walletId = (await this.deps.walletOf(payer)) ?? null;
-    const railData = walletId ? { scheme: 'credit', walletId } : { scheme: 'credit', walletId, bindFirst: 'POST /rails/credit/address' };
+    const payWith = 'X-PAYMENT {"scheme":"credit","walletId":"<the bound wallet>"} with that wallet\'s Authorization: Bearer wk_…';
+    const railData = walletId ? { scheme: 'credit', walletId, payWith } : { scheme: 'credit', walletId, payWith, bindFirst: 'POST /rails/credit/address' };
     return { requirement: { rail: 'credit', amount, asset: amount.asset, payTo: CREDIT_ESCROW, railData } };
   }
 
@@ -72,7 +80,10 @@ export class CreditRail implements Rail {
       memo: `pact ${parsed.pactId}, funding round ${parsed.round}`,
     });
     crashPoint('credit-asked'); // recorded, the wallet never asked
-    const reservation = await this.reserve(hold);
+    const reservation = await this.reserve(hold).catch(async (error: unknown) => {
+      if (error instanceof RailError && error.code !== 'rail_failure') await this.deps.holds.refused(hold, error.code);
+      throw error;
+    });
     crashPoint('credit-reserved'); // held on the wallet, the pact never told
     if (reservation.status !== 'held') throw new RailError('proof_already_used', `this funding round's hold is ${reservation.status}`);
     return { key, ref: reservation.id };
@@ -94,21 +105,33 @@ export class CreditRail implements Rail {
     for (const sourcePlan of plan.sources.filter((s) => from.includes(s.source.reservationId))) {
       await this.finish(sourcePlan, pact, reference);
     }
-    return { key: request.key, ref: from.join('+') };
+    return { key: request.key, ref: from.length === 1 ? from[0]! : reference };
   }
 
+  /**
+   * The holds asked for, each with its reservation. One whose answer a crash lost is asked for again (the same body
+   * and key find it) only once its pact has left CREATED, when no retry can record it any more: if it was never
+   * made, it is made now and, orphaned, released at once by the reconciler. Refused asks held nothing.
+   */
   async *collects(): AsyncIterable<Collected> {
     for await (const hold of this.deps.holds.all()) {
-      const ref = hold.reservationId ?? (await this.reserve(hold).catch(() => undefined))?.id;
-      if (ref === undefined) continue; // the wallet cannot say now: the next pass asks again
+      if (hold.refused !== null) continue;
+      const ref = hold.reservationId ?? (await this.lostAnswer(hold));
+      if (ref === undefined) continue;
       const { request } = hold;
       yield { key: hold.key, ref, payer: request.activity.party as PartyId, amount: request.amount };
     }
   }
 
+  private async lostAnswer(hold: CreditHold): Promise<string | undefined> {
+    const pact = await this.deps.pactOf(hold.request.activity.pactId);
+    if (!pact || pact.state === 'CREATED') return undefined; // the payer's retry finds the hold
+    return (await this.reserve(hold).catch(() => undefined))?.id; // the wallet cannot say now: the next pass asks again
+  }
+
   async health(): Promise<RailHealth> {
     this.live = await this.deps.wallet.live();
-    return { live: this.live, solvency: { ok: true, heldOn: 'payer wallets' }, payoutsReady: this.live };
+    return { live: this.live, solvency: { ok: true, heldOn: 'payer wallets' }, payoutsReady: this.live && this.feesPayable, feeWalletBound: this.feesPayable };
   }
 
   /** Asks the wallet for the hold (again: the same body and key find the same reservation) and records its id. */

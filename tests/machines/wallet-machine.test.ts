@@ -71,4 +71,21 @@ test('a paid checkout credits its amount once, before it expires, with a balance
   assert.is(evolve(fresh(), { type: 'checkoutOpened', at: T0, checkout }), undefined); // a pending wallet opens none
 });
 
+const reservation = { id: 'rsv_test', amount: '2000000', status: 'held' as const, activity: { kind: 'pact' as const, pactId: 'p_1', party: 'ed25519:a', role: 'funder' }, memo: null, bodyHash: 'h', createdAt: T0 + 20, expiresAt: T0 + 60_000, finalizedAt: null, settlement: null, releaseReason: null, ledgerTxIds: [] };
+const holdLegs = (amount: string) => [{ account: 'wallet:w_test:available', amount: `-${amount}` }, { account: 'wallet:w_test:held', amount }];
+const entry = (type: 'hold' | 'hold_release', amount: string, at: number) => ({ id: `le_${type}`, type, amount, balanceAfter: '5000000', availableAfter: '0', reference: { kind: 'reservation', id: 'rsv_test' }, transactionId: 'tx', createdAt: at });
+const holding = () => evolve(evolve(activeWallet(), payment(T0 + 10))!, { type: 'reserved', at: T0 + 20, reservation, transaction: { id: 'tx_h', legs: holdLegs('2000000') }, entry: entry('hold', '-2000000', T0 + 20) })!;
+const expiry = (at: number) => ({ type: 'reservationExpired' as const, at, reservationId: 'rsv_test', transaction: { id: 'tx_e', legs: holdLegs('2000000').map((leg) => ({ ...leg, amount: leg.amount.startsWith('-') ? leg.amount.slice(1) : `-${leg.amount}` })) }, entry: entry('hold_release', '2000000', at) });
+
+test('a hold expires only at or after its expiresAt, once: the credit is available again', () => {
+  const held = holding();
+  assert.is(held.held, '2000000');
+  assert.is(evolve(held, expiry(T0 + 59_999)), undefined); // not yet
+  const expired = evolve(held, expiry(T0 + 60_000))!;
+  assert.equal([expired.held, expired.balance, expired.reservations.rsv_test!.status, expired.reservations.rsv_test!.finalizedAt], ['0', '5000000', 'expired', T0 + 60_000]);
+  assert.is(evolve(expired, expiry(T0 + 70_000)), undefined); // once
+  const released = evolve(held, { ...expiry(T0 + 30_000), type: 'reservationReleased', reason: null })!;
+  assert.is(evolve(released, expiry(T0 + 70_000)), undefined); // a released hold does not expire
+});
+
 test.run();

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import type { PactSpec } from '../../machines/pact/spec.js';
 import type { KeyPair } from '../../protocol/sign.js';
 import { creditPact, creditSpec, fundFromCredit as fund, holder, less, more, ONE, TEN, walletOf } from '../support/credit.js';
 import { newParties } from '../support/parties.js';
@@ -25,7 +26,8 @@ test('a pact funded from credit runs to settlement: the payee wallet is credited
   const quote = await stack.client.request('POST', `/pacts/${id}/fund`, stack.client.signedCall(buyer.key, 'pacts.fund', id, await stack.client.nonceOf(id), {}));
   assert.is(quote.status, 402);
   assert.equal(quote.body.requirement.rail, 'credit');
-  assert.equal(quote.body.requirement.railData, { scheme: 'credit', walletId: buyer.walletId });
+  assert.equal([quote.body.requirement.railData.scheme, quote.body.requirement.railData.walletId], ['credit', buyer.walletId]);
+  assert.match(quote.body.requirement.railData.payWith, /Bearer/);
   assert.equal(quote.body.requirement.amount, usd(1076));
 
   assert.is((await fund(stack, buyer, id)).status, 200);
@@ -111,6 +113,11 @@ test('refused funds change nothing: no bearer, another wallet, not enough credit
 
   const noBearer = await paid(buyer.key, buyer.walletId, {});
   assert.is(noBearer.status, 403, JSON.stringify(noBearer.body));
+  const proof = JSON.stringify({ scheme: 'credit', walletId: buyer.walletId });
+  const otherHeader = await stack.client.request('POST', `/pacts/${id}/fund`, stack.client.signedCall(buyer.key, 'pacts.fund', id, nonce, {}), { 'payment-signature': proof });
+  assert.is(otherHeader.status, 403, 'x402 v2 header, no bearer');
+  const base64 = await stack.client.request('POST', `/pacts/${id}/fund`, stack.client.signedCall(buyer.key, 'pacts.fund', id, nonce, {}), { 'x-payment': Buffer.from(proof).toString('base64') });
+  assert.is(base64.status, 403, 'base64 JSON, no bearer');
   const wrongWallet = await paid(buyer.key, stranger.walletId, stranger.auth);
   assert.is(wrongWallet.status, 402);
   assert.is(wrongWallet.body.reason, 'wrong_payer');
@@ -136,6 +143,39 @@ test('refused funds change nothing: no bearer, another wallet, not enough credit
   const pact = (await stack.client.get(id)).body.pact;
   assert.ok(pact.parties.every((p: { confirmed: boolean }) => !p.confirmed), 'nobody funded');
   assert.equal(await walletOf(stack, buyer), { balance: TEN, held: '0', available: TEN });
+});
+
+test('ten payers, one payee: the pot comes from ten holds and every payout is recorded', async ({ stack }) => {
+  const seller = await holder(stack, newParties().seller, '0');
+  const buyers = await Promise.all(Array.from({ length: 10 }, () => holder(stack, newParties().buyer, ONE)));
+  const spec: PactSpec = {
+    rail: 'credit',
+    parties: [seller, ...buyers].map((p, i) => ({ party: p.key.party, deposit: usd(i === 0 ? 0 : 1000), bond: usd(0), required: true })),
+    proposer: seller.key.party,
+    terms: { spec: 'ten buyers, one summary' },
+    minParties: 11,
+  };
+  const id = (await stack.client.create(seller.key, spec)).body.pact.id as string;
+  for (const party of [seller, ...buyers]) assert.is((await fund(stack, party, id)).status, 200);
+  await stack.client.propose(seller.key, id, { evidence: [{ note: 'done' }], distribution: [{ party: seller.key.party, bp: 10000 }] });
+  for (const buyer of buyers) await stack.client.cosign(buyer.key, id);
+  const pact = await stack.settledPayouts(id);
+  assert.equal(pact.payouts.map((p) => [p.kind, p.amount]), [['pot', '10000']]);
+  assert.equal(await walletOf(stack, seller), { balance: '10000', held: '0', available: '10000' });
+  for (const buyer of buyers) assert.equal(await walletOf(stack, buyer), { balance: (BigInt(ONE) - 1000n).toString(), held: '0', available: (BigInt(ONE) - 1000n).toString() });
+});
+
+test('a refused fund holds nothing later: the reconciler leaves it alone after a top-up', async ({ stack }) => {
+  const { seller } = await creditPact(stack);
+  const poor = await holder(stack, newParties().buyer, '0');
+  const id = (await stack.client.create(seller.key, creditSpec(seller.key, poor.key))).body.pact.id as string;
+  assert.is((await fund(stack, poor, id)).body.reason, 'insufficient_funds');
+  const { checkout } = (await walletCall(stack, 'POST', '/v1/checkout', { amount: usd(ONE) }, poor.auth)).body;
+  assert.is((await walletCall(stack, 'POST', `${new URL(checkout.url).pathname}/pay`, 'rail=mock')).status, 200);
+  await stack.advanceClock(1_000); // runs the reconciler
+  assert.equal(await walletOf(stack, poor), { balance: ONE, held: '0', available: ONE });
+  assert.is((await fund(stack, poor, id)).status, 200, 'funding again after the top-up holds once');
+  assert.equal(await walletOf(stack, poor), { balance: ONE, held: '1076', available: (BigInt(ONE) - 1076n).toString() });
 });
 
 test('a credit pact holds USD only', async ({ stack }) => {

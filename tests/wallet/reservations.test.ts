@@ -109,7 +109,7 @@ test('settle refuses a debit above the reservation or credits that do not add up
   assert.equal(await balances(stack, payer), ['5000000', '0', '5000000']);
 });
 
-test('ids are wallet ids, never NATS wildcards; an empty Idempotency-Key is 400; a hold past its expiry cannot settle (409, reads expired) but releases', async ({ stack }) => {
+test('ids are wallet ids, never NATS wildcards; an empty Idempotency-Key is 400; a hold past its expiry is released by the keeper and then settles and releases nothing (409)', async ({ stack }) => {
   const payer = await fundedWallet(stack, '2000000');
   for (const walletId of ['*', '>', 'w_*', `${payer.id}.x`]) {
     assert.is((await reserve(stack, walletId, '1000000', 'p_wild')).status, 400, walletId);
@@ -121,10 +121,16 @@ test('ids are wallet ids, never NATS wildcards; an empty Idempotency-Key is 400;
 
   const expiring = (await call(stack, 'POST', PATH, { walletId: payer.id, amount: usd(1000000), activity: { kind: 'pact', pactId: 'p_expiry', party: 'ed25519:buyer', role: 'buyer' }, expiresAt: new Date(Date.now() + 60 * 60_000).toISOString() }, internal)).body.reservation;
   await call(stack, 'POST', '/__test/clock', { advanceMs: 2 * 60 * 60_000 });
+  const expired = (await call(stack, 'GET', `${PATH}/${expiring.id}`, undefined, internal)).body.reservation;
+  assert.equal([expired.status, expired.released, expired.finalizedAt === null], ['expired', usd(1000000), false], JSON.stringify(expired));
+  assert.equal(await balances(stack, payer), ['2000000', '1000000', '1000000'], 'only p_wild still holds');
   const late = await call(stack, 'POST', `${PATH}/${expiring.id}/settle`, { activityState: 'SETTLED', debit: usd(0), credits: [], reference: 'late' }, internal);
   assert.is(late.status, 409);
   assert.is(late.body.reservation.status, 'expired');
-  assert.is((await call(stack, 'POST', `${PATH}/${expiring.id}/release`, { reason: 'expired' }, internal)).body.reservation.status, 'released');
+  const release = await call(stack, 'POST', `${PATH}/${expiring.id}/release`, { reason: 'expired' }, internal);
+  assert.equal([release.status, release.body.error], [409, 'reservation_not_held']);
+  const { items } = (await call(stack, 'GET', '/v1/me', undefined, payer.auth)).body.ledger;
+  assert.equal(items.slice(0, 2).map((item: { type: string; amount: { amount: string } }) => [item.type, item.amount.amount]), [['hold_release', '1000000'], ['hold', '-1000000']]);
 });
 
 test('release gives the whole hold back once; a repeat replays; settle after it is 409', async ({ stack }) => {

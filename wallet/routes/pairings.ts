@@ -3,6 +3,7 @@ import type { WalletEvent } from '../../machines/wallet/events.js';
 import type { Wallet } from '../../machines/wallet/types.js';
 import type { Clock } from '../../runtime/clock.js';
 import { walletError, type WalletError } from '../errors.js';
+import { internalCaller, type InternalTokens } from '../internal-auth.js';
 import { sendWalletError } from '../reply.js';
 import { newAccessToken, sha256Hex } from '../secrets.js';
 import type { TokenIndex } from '../token-index.js';
@@ -16,6 +17,8 @@ export interface PairingRouteDeps {
   clock: Clock;
   /** Claims per minute per IP (0: no limit). */
   claimsPerMinute: number;
+  /** Callers with an internal token are not rate limited. */
+  internalTokens: InternalTokens;
 }
 
 const claimBody = {
@@ -37,8 +40,8 @@ function claimable(wallet: Wallet, now: number): WalletError | undefined {
  * `POST /v1/pairings/claim` `{ token }` or `{ code }`: the one-time exchange for the wallet's access token
  * (shown once, stored as its SHA-256); the wallet becomes active. Used: 409, expired: 410, unknown: 404.
  */
-export function registerPairingRoutes(app: FastifyInstance, { desk, tokens, clock, claimsPerMinute }: PairingRouteDeps): void {
-  const limit = claimsPerMinute > 0 ? { config: { rateLimit: { max: claimsPerMinute, timeWindow: '1 minute' } } } : {};
+export function registerPairingRoutes(app: FastifyInstance, { desk, tokens, clock, claimsPerMinute, internalTokens }: PairingRouteDeps): void {
+  const limit = claimsPerMinute > 0 ? { config: { rateLimit: { max: claimsPerMinute, timeWindow: '1 minute', allowList: internalCaller(internalTokens) } } } : {};
   app.post<{ Body: { token?: string; code?: string } }>('/v1/pairings/claim', { ...limit, schema: { operationId: 'claimPairing', body: claimBody } }, async (request, reply) => {
     const { token, code } = request.body;
     const record = await tokens.lookup(token !== undefined ? sha256Hex(token) : pairingCodeHash(code!));

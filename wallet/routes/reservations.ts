@@ -6,7 +6,8 @@ import type { Reservation, Settlement, Wallet } from '../../machines/wallet/type
 import type { Clock } from '../../runtime/clock.js';
 import { walletError, type WalletError } from '../errors.js';
 import { internalOnly, type InternalTokens } from '../internal-auth.js';
-import { creditOf, holdOf, releaseOf, settlementOf } from '../ledger.js';
+import { holdOf, releaseOf, settlementOf } from '../ledger.js';
+import { creditPayee } from '../payee-credits.js';
 import { sendWalletError } from '../reply.js';
 import { jcs } from '../../protocol/jcs.js';
 import { sha256Hex, WALLET_ID } from '../secrets.js';
@@ -71,9 +72,6 @@ type SettleBody = { activityState: Settlement['activityState']; debit: Money; cr
 /** What a decision answers when the request repeats one already applied: nothing is recorded, the stored result is the answer. */
 const REPLAY: WalletError = walletError('invalid_request', 'a repeat of what was applied');
 
-/** A payee already credited for the reservation: nothing more to do. */
-const CREDITED_ALREADY: WalletError = walletError('invalid_request', 'credited already');
-
 /** A reservation's id, from what makes a request the same one: its Idempotency-Key, else the pact and party. */
 function reservationIdOf(walletId: string, idempotencyKey: string | undefined, activity: Reservation['activity']): string {
   const key = idempotencyKey !== undefined ? `idempotency:${idempotencyKey}` : `pact:${activity.pactId}:${activity.party}`;
@@ -83,7 +81,8 @@ function reservationIdOf(walletId: string, idempotencyKey: string | undefined, a
 /** A reservation as the routes answer it; a hold past `expiresAt` reads `expired` (it can only be released now). */
 export function reservationView(wallet: Wallet, reservation: Reservation, now: number) {
   const settled = reservation.settlement?.debit ?? '0';
-  const released = reservation.status === 'released' ? reservation.amount : reservation.status === 'settled' ? (BigInt(reservation.amount) - BigInt(settled)).toString() : '0';
+  const given = { held: '0', released: reservation.amount, expired: reservation.amount, settled: (BigInt(reservation.amount) - BigInt(settled)).toString() };
+  const released = given[reservation.status];
   const { balance, held, available, status } = walletView(wallet);
   return {
     id: reservation.id,
@@ -239,14 +238,6 @@ function settlementProblem(reservation: Reservation, settlement: Settlement): Wa
   if (settlement.credits.some((credit) => BigInt(credit.amount) === 0n)) return walletError('invalid_request', 'a credit is more than 0', { field: 'credits' });
   if (new Set(settlement.credits.map((credit) => credit.walletId)).size !== settlement.credits.length) return walletError('invalid_request', 'one credit per wallet', { field: 'credits' });
   return undefined;
-}
-
-/** Credits a payee once for a reservation (its machine refuses a second credit of the same reservation). */
-async function creditPayee(desk: WalletDesk, walletId: string, reservationId: string, amount: bigint): Promise<void> {
-  const outcome = await desk.change(walletId, (wallet, now): WalletEvent | WalletError =>
-    wallet.creditsReceived[reservationId] !== undefined ? CREDITED_ALREADY : { type: 'credited', at: now, reservationId, amount: amount.toString(), ...creditOf(wallet, reservationId, amount, now) },
-  );
-  if ('error' in outcome && outcome.error !== CREDITED_ALREADY) throw new Error(`crediting ${walletId} for ${reservationId}: ${outcome.error.message}`);
 }
 
 async function reservationOf(deps: ReservationRouteDeps, id: string): Promise<{ wallet: Wallet; reservation: Reservation } | undefined> {

@@ -5,11 +5,14 @@ import { walletOfBearer } from '../auth.js';
 import { walletError } from '../errors.js';
 import type { IdempotencyStore } from '../idempotency.js';
 import { idempotently } from '../idempotent-route.js';
+import { internalCaller, type InternalTokens } from '../internal-auth.js';
 import { sendWalletError } from '../reply.js';
 import { newId, newPairingCode, newPairingToken, normalisedCode, sha256Hex } from '../secrets.js';
 import type { TokenIndex } from '../token-index.js';
 import { isoTime, usd, walletView } from '../views.js';
-import { entryView, ledgerEntries } from '../ledger.js';
+import { entryView } from '../ledger.js';
+import type { WalletReadModel } from '../read-model.js';
+import type { WalletProjector } from '../wallet-projector.js';
 import { checkoutView } from './checkout.js';
 import type { WalletDesk } from '../wallet-desk.js';
 
@@ -22,7 +25,15 @@ export interface WalletRouteDeps {
   baseOf: (host: string | undefined) => string;
   /** Wallets created per minute per IP (0: no limit): each writes to NATS, so nobody may fill it for free. */
   createsPerMinute: number;
+  /** Callers with an internal token are not rate limited. */
+  internalTokens: InternalTokens;
+  /** The ledger pages of `/v1/me`, kept from the journal. */
+  readModel: WalletReadModel;
+  projector: WalletProjector;
 }
+
+/** How long a ledger read waits for the read model to reach what the wallet shows (then it answers as it is). */
+const LEDGER_WAIT_MS = 2_000;
 
 /** What the OpenAPI document says of the bearer routes and of Idempotency-Key. */
 export const BEARER = [{ bearerAuth: [] }];
@@ -73,7 +84,7 @@ export function registerWalletRoutes(app: FastifyInstance, deps: WalletRouteDeps
   const { desk, tokens, idempotency, clock } = deps;
   // Every field is optional, so is the body: none is `{}`.
   const noBodyIsEmpty = async (request: { body: unknown }) => void (request.body ??= {});
-  const limit = deps.createsPerMinute > 0 ? { config: { rateLimit: { max: deps.createsPerMinute, timeWindow: '1 minute' } } } : {};
+  const limit = deps.createsPerMinute > 0 ? { config: { rateLimit: { max: deps.createsPerMinute, timeWindow: '1 minute', allowList: internalCaller(deps.internalTokens) } } } : {};
   app.post<{ Body: { label?: string; ownerEmail?: string } | undefined }>('/v1/wallets', { ...limit, preValidation: noBodyIsEmpty, schema: { operationId: 'createWallet', body: createBody, headers: IDEMPOTENCY_HEADER } }, (request, reply) =>
     idempotently(idempotency, `ip:${request.ip}`, request, reply, async () => {
       const now = clock.now();
@@ -117,7 +128,8 @@ export function registerWalletRoutes(app: FastifyInstance, deps: WalletRouteDeps
     const limit = request.query.limit === undefined ? 20 : Number(request.query.limit);
     const before = request.query.cursor === undefined ? Infinity : cursorVersion(request.query.cursor);
     if (before === undefined) return sendWalletError(reply, walletError('invalid_request', 'cursor is not one this service gave', { field: 'cursor' }));
-    const entries = ledgerEntries(await desk.history(wallet.id)).filter(({ position }) => position < before);
+    await deps.projector.reached(desk.knownPosition(wallet.id), LEDGER_WAIT_MS); // what this wallet's reader just saw
+    const entries = await deps.readModel.ledgerPage(wallet.id, before, limit);
     const page = entries.slice(0, limit);
     const completed = Object.values(wallet.checkouts).filter((checkout) => checkout.completedAt !== null);
     const base = deps.baseOf(request.headers.host);
