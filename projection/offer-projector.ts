@@ -2,11 +2,10 @@ import type { Nats } from '../actors/nats.js';
 import { applyOfferEntry, decodeOfferEntry } from '../actors/offer-journal.js';
 import { OFFER_STREAM } from '../actors/subjects.js';
 import type { Offer } from '../machines/offer/types.js';
-import { JournalFollower, MAX_BACKLOG, type JournalMessage } from './journal-follower.js';
+import { ArrivalBatches } from './arrival-batches.js';
+import { JournalFollower, type JournalMessage } from './journal-follower.js';
 import type { Checkpoint, OfferReadModel, OfferRecord, UnfinishedAcceptance } from './offer-read-model.js';
 import { PositionWaiters } from './position-waiters.js';
-
-const RETRY_MS = 1_000;
 
 /**
  * Keeps the offers' read model from their journal, in stream order and in batches. Every node keeps its
@@ -17,9 +16,7 @@ export class OfferProjector {
   private readonly follower: JournalFollower;
   private readonly waiters = new PositionWaiters();
   private readonly listeners: ((offer: Offer) => void)[] = [];
-  private arrivals: JournalMessage[] = [];
-  private writing: Promise<void> | undefined;
-  private stopped = false;
+  private readonly batches = new ArrivalBatches('the offer projector', (batch) => this.write(batch));
   /** The `listedAt` of the last offer written. */
   private listedAt = 0;
 
@@ -28,7 +25,7 @@ export class OfferProjector {
     private readonly readModel: OfferReadModel,
     nodeId: string,
   ) {
-    this.follower = new JournalFollower(nats, OFFER_STREAM, `offer-projector-${nodeId}`, (message) => this.arrive(message));
+    this.follower = new JournalFollower(nats, OFFER_STREAM, `offer-projector-${nodeId}`, (message) => this.batches.arrive(message));
   }
 
   /** Told of each offer listed (published, or open again after being sold out), once its record is written here. */
@@ -46,9 +43,9 @@ export class OfferProjector {
   }
 
   async stop(): Promise<void> {
-    this.stopped = true; // first: a follower held back by this receiver is let go
+    this.batches.halt();
     await this.follower.stop();
-    await this.writing;
+    await this.batches.finished();
   }
 
   /** Resolves once the read model holds journal position `seq`, or after `timeoutMs` when one is given. */
@@ -56,31 +53,13 @@ export class OfferProjector {
     return this.waiters.reached(seq, timeoutMs);
   }
 
-  private arrive(message: JournalMessage): Promise<void> | undefined {
-    this.arrivals.push(message);
-    if (!this.writing && !this.stopped) this.writing = this.writeArrivals().finally(() => (this.writing = undefined));
-    return this.arrivals.length >= MAX_BACKLOG ? this.writing : undefined;
-  }
-
-  /** Writes what arrived while the previous batch was being written, as one batch; a failed write is tried again. */
-  private async writeArrivals(): Promise<void> {
-    while (this.arrivals.length > 0 && !this.stopped) {
-      const batch = this.arrivals;
-      this.arrivals = [];
-      let written: Awaited<ReturnType<OfferProjector['recordsOf']>>;
-      try {
-        written = await this.recordsOf(batch);
-        await this.readModel.putAll(written.records, written.accepted, written.reached, written.released);
-      } catch (error) {
-        console.error('offer projector could not write; retrying in a second:', String(error));
-        this.arrivals = [...batch, ...this.arrivals];
-        await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
-        continue;
-      }
-      this.listedAt = written.reached.listedAt;
-      this.waiters.reach(written.reached.seq);
-      for (const offer of written.listed) for (const listener of this.listeners) listener(offer);
-    }
+  /** Writes one batch of the offers' journal, then tells whoever waits for it and the watchers of what it listed. */
+  private async write(batch: JournalMessage[]): Promise<void> {
+    const written = await this.recordsOf(batch);
+    await this.readModel.putAll(written.records, written.accepted, written.reached, written.released);
+    this.listedAt = written.reached.listedAt;
+    this.waiters.reach(written.reached.seq);
+    for (const offer of written.listed) for (const listener of this.listeners) listener(offer);
   }
 
   /**

@@ -1,14 +1,14 @@
 import { createHash } from 'node:crypto';
 import type { Nats } from '../actors/nats.js';
 import { EVENT_STREAM } from '../actors/subjects.js';
-import { JournalFollower, MAX_BACKLOG, type JournalMessage } from '../projection/journal-follower.js';
+import { ArrivalBatches } from '../projection/arrival-batches.js';
+import { JournalFollower, type JournalMessage } from '../projection/journal-follower.js';
 import { PositionWaiters } from '../projection/position-waiters.js';
 import type { EventStore, Quota, Received } from './event-store.js';
 import { streamEventProblem } from './validate.js';
 import { pactError, type PactError } from '../protocol/errors.js';
 import { VerifierStopped, type Verifier } from '../protocol/verify-pool.js';
 
-const RETRY_MS = 1_000;
 /** Bytes of unwritten messages past which the follower is held back (a batch holds a few copies of each). */
 const MAX_BACKLOG_BYTES = 8 * 2 ** 20;
 
@@ -22,10 +22,8 @@ export class EventProjector {
   private readonly waiters = new PositionWaiters();
   /** Waiting for the next events written; each is told once. */
   private readonly listeners = new Set<() => void>();
-  private arrivals: JournalMessage[] = [];
-  private arrivedBytes = 0;
-  private writing: Promise<void> | undefined;
-  private stopped = false;
+  // Events are up to 32 KiB: the backlog is bounded in bytes too.
+  private readonly batches = new ArrivalBatches('the event projector', (batch) => this.write(batch), MAX_BACKLOG_BYTES);
   private readonly vouched = new Set<string>();
 
   constructor(
@@ -35,7 +33,7 @@ export class EventProjector {
     private readonly verifier: Verifier,
     nodeId: string,
   ) {
-    this.follower = new JournalFollower(nats, EVENT_STREAM, `event-projector-${nodeId}`, (message) => this.arrive(message));
+    this.follower = new JournalFollower(nats, EVENT_STREAM, `event-projector-${nodeId}`, (message) => this.batches.arrive(message));
   }
 
   /** Tells `listener` once, when new events are next written; returns what stops the waiting. */
@@ -56,9 +54,9 @@ export class EventProjector {
   }
 
   async stop(): Promise<void> {
-    this.stopped = true; // first: a follower held back by this receiver is let go
+    this.batches.halt();
     await this.follower.stop();
-    await this.writing;
+    await this.batches.finished();
   }
 
   /**
@@ -74,34 +72,14 @@ export class EventProjector {
     return this.waiters.reached(seq, timeoutMs);
   }
 
-  private arrive(message: JournalMessage): Promise<void> | undefined {
-    this.arrivals.push(message);
-    this.arrivedBytes += message.data.length;
-    if (!this.writing && !this.stopped) this.writing = this.writeArrivals().finally(() => (this.writing = undefined));
-    // Events are up to 32 KiB: the backlog is bounded in bytes too.
-    return this.arrivals.length >= MAX_BACKLOG || this.arrivedBytes >= MAX_BACKLOG_BYTES ? this.writing : undefined;
-  }
-
-  private async writeArrivals(): Promise<void> {
-    while (this.arrivals.length > 0 && !this.stopped) {
-      const batch = this.arrivals;
-      this.arrivals = [];
-      this.arrivedBytes = 0;
-      const position = batch.at(-1)!.seq;
-      try {
-        await this.store.putAll(await this.newEvents(batch), position, this.quota);
-      } catch (error) {
-        console.error('event projector could not write; retrying in a second:', String(error));
-        this.arrivals = [...batch, ...this.arrivals];
-        this.arrivedBytes += batch.reduce((sum, m) => sum + m.data.length, 0);
-        await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
-        continue;
-      }
-      this.waiters.reach(position);
-      const waiting = [...this.listeners];
-      this.listeners.clear();
-      for (const listener of waiting) listener();
-    }
+  /** Writes one batch of new events, then wakes whoever waits for them. */
+  private async write(batch: JournalMessage[]): Promise<void> {
+    const position = batch.at(-1)!.seq;
+    await this.store.putAll(await this.newEvents(batch), position, this.quota);
+    this.waiters.reach(position);
+    const waiting = [...this.listeners];
+    this.listeners.clear();
+    for (const listener of waiting) listener();
   }
 
   /**

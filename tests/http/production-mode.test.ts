@@ -28,9 +28,10 @@ test('health names the pinned evaluator policy, the fee recipient and the rails'
   assert.is(body.ok, true);
   assert.equal(body.evaluator, { pubkey: stack.evaluator.party, promptVersion: 'pact-eval-1', model: 'sandbox', timeoutMs: 86_400_000, onFailure: 'refund' });
   assert.is(body.arbitrationFeeRecipient, body.serverParty);
-  assert.equal(body.rails, ['mock']);
+  assert.equal(body.rails, ['mock', 'credit']);
   assert.equal(body.paymentRails.mock, { live: true, solvency: { ok: true }, payoutsReady: true });
-  assert.equal(body.payoutReadiness, { treasury: { mock: true } });
+  assert.equal(body.paymentRails.credit, { live: true, solvency: { ok: true, heldOn: 'payer wallets' }, payoutsReady: true, feeWalletBound: true });
+  assert.equal(body.payoutReadiness, { treasury: { mock: true, credit: true } });
   assert.equal(body.access, { mode: 'open' });
   assert.equal(Object.keys(body.pending).sort(), ['deadlines', 'disputes', 'payouts', 'payoutsCheckedAt']);
   assert.type(body.time, 'number');
