@@ -78,7 +78,8 @@ export const ROUTE_ANSWERS: Record<string, RouteAnswers> = {
   // Built on first request; a build that fails is 503 (and tried again on the next).
   'GET /pact-cli.tgz': { success: 'cliPackage', refusals: ['unavailable'] },
   'GET /openapi.json': { success: 'openApiDocument', refusals: [] },
-  'POST /rails/:rail/address': { success: 'railAddress', refusals: [...SIGNED_WRITE, ...FRESH, ...GATED, 'rail_not_available', 'address_already_bound'] },
+  // On the credit rail the wallet's bearer proves control (403 without it; 503 when the wallet service cannot say).
+  'POST /rails/:rail/address': { success: 'railAddress', refusals: [...SIGNED_WRITE, ...FRESH, ...GATED, 'rail_not_available', 'address_already_bound', 'forbidden'] },
   'GET /machines': { success: 'machinesPage', refusals: [] },
   'GET /machines/machines.css': { success: 'stylesheet', refusals: [] },
   'GET /machines/live.js': { success: 'script', refusals: [] },
