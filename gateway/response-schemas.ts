@@ -9,7 +9,7 @@ import { partyId } from '../protocol/schemas.js';
 // Fastify (gateway/openapi.ts adds them to the document, not to the routes): a route's response schema
 // would turn on fast-json-stringify, which drops every field a schema does not name.
 
-type Schema = OpenAPIV3_1.SchemaObject | OpenAPIV3_1.ReferenceObject;
+export type Schema = OpenAPIV3_1.SchemaObject | OpenAPIV3_1.ReferenceObject;
 
 /**
  * An OpenAPI response object as @fastify/swagger reads it from a route's `response`: `headers` as JSON
@@ -23,9 +23,9 @@ export interface ResponseObject {
 
 type ComponentName = 'Error' | 'Pact' | 'Offer' | 'Requirement';
 const component = (name: ComponentName): Schema => ({ $ref: `#/components/schemas/${name}` });
-const json = (description: string, schema: Schema): ResponseObject => ({ description, content: { 'application/json': { schema } } });
+export const json = (description: string, schema: Schema): ResponseObject => ({ description, content: { 'application/json': { schema } } });
 const text = (description: string, type: string): ResponseObject => ({ description, content: { [type]: { schema: { type: 'string' } } } });
-const object = (required: string[], properties: Record<string, Schema>): OpenAPIV3_1.SchemaObject => ({ type: 'object', required, properties });
+export const object = (required: string[], properties: Record<string, Schema>): OpenAPIV3_1.SchemaObject => ({ type: 'object', required, properties });
 const millis: Schema = { type: 'integer', minimum: 0 };
 const money = object(['amount', 'asset'], { amount: { type: 'string', description: 'minor units' }, asset: { type: 'string' } });
 

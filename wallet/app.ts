@@ -3,6 +3,7 @@ import swagger from '@fastify/swagger';
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import type { ManualOffsetClock } from '../runtime/clock.js';
 import { walletError } from './errors.js';
+import { WALLET_COMPONENTS, walletResponsesOf } from './openapi-responses.js';
 import { sendWalletError } from './reply.js';
 import { registerCheckoutRoutes, type CheckoutRouteDeps } from './routes/checkout.js';
 import { registerPairingRoutes, type PairingRouteDeps } from './routes/pairings.js';
@@ -38,9 +39,13 @@ export async function buildWalletApp(deps: WalletAppDeps): Promise<FastifyInstan
     openapi: {
       openapi: '3.1.0',
       info: { ...WALLET_API, description: 'Prepaid credit for agents: wallets, pairing, checkout, the usage ledger and reservations. Every refusal is `{ error, message, ...details }`.' },
-      components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } } },
+      components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } }, schemas: WALLET_COMPONENTS },
     },
-    transform: ({ schema, url }) => ({ schema: url.startsWith('/__test') ? { ...schema, hide: true } : schema, url }),
+    transform: ({ schema, url, route }) => {
+      if (url.startsWith('/__test')) return { schema: { ...schema, hide: true }, url };
+      const response = walletResponsesOf(`${String(route.method)} ${url}`);
+      return { schema: { ...schema, ...(response ? { response } : {}) }, url };
+    },
   });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   registerWalletRoutes(app, deps);

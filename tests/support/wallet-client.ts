@@ -1,3 +1,5 @@
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import * as assert from 'uvu/assert';
 import type { Stack } from './stack.js';
 
 /** An answer of the wallet service: status, the JSON body (or the page's text) and headers. */
@@ -34,4 +36,19 @@ export async function pairedWallet(stack: Stack, funded: string): Promise<{ id: 
     if (paid.status !== 200) throw new Error(`the checkout of ${funded} was not paid: ${paid.status}`);
   }
   return { id: wallet.id, auth };
+}
+
+/** Checks that an answer of `method path` (OpenAPI's `{param}` form) fits what the wallet's OpenAPI document says of it. */
+export async function documentFits(stack: Stack) {
+  const document = (await walletCall(stack, 'GET', '/openapi.json')).body;
+  const ajv = new Ajv2020({ strict: false, validateFormats: false });
+  return (method: string, path: string, answer: WalletAnswer, status: number) => {
+    assert.is(answer.status, status, `${method} ${path}: ${JSON.stringify(answer.body)}`);
+    const response = document.paths[path]?.[method.toLowerCase()]?.responses?.[status];
+    assert.ok(response, `${method} ${path} answered ${status}, which it does not document`);
+    const schema = response.content['application/json'].schema;
+    if (status >= 400) assert.ok(schema.properties.error.enum.includes(answer.body.error), `${method} ${path} ${status}: ${answer.body.error} is not documented`);
+    const validate = ajv.compile({ ...schema, components: document.components });
+    assert.ok(validate(answer.body), `${method} ${path} ${status}: ${ajv.errorsText(validate.errors)}`);
+  };
 }

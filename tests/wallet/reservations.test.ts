@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Stack } from '../support/stack.js';
-import { pairedWallet as fundedWallet, usd, walletCall as call } from '../support/wallet-client.js';
+import { documentFits, pairedWallet as fundedWallet, usd, walletCall as call } from '../support/wallet-client.js';
 
 // The internal agent-pact reservations over HTTP: reserve idempotently, settle exactly once with credits to
 // other wallets, release exactly once; hundreds at one wallet at once never overspend or settle twice.
@@ -131,6 +131,20 @@ test('ids are wallet ids, never NATS wildcards; an empty Idempotency-Key is 400;
   assert.equal([release.status, release.body.error], [409, 'reservation_not_held']);
   const { items } = (await call(stack, 'GET', '/v1/me', undefined, payer.auth)).body.ledger;
   assert.equal(items.slice(0, 2).map((item: { type: string; amount: { amount: string } }) => [item.type, item.amount.amount]), [['hold_release', '1000000'], ['hold', '-1000000']]);
+});
+
+test('reservation answers fit the OpenAPI document', async ({ stack }) => {
+  const fits = await documentFits(stack);
+  const payer = await fundedWallet(stack, '1000000');
+  const held = await reserve(stack, payer.id, '1000', 'p_documented');
+  fits('POST', PATH, held, 201);
+  fits('POST', PATH, await reserve(stack, payer.id, '1000', 'p_documented'), 200);
+  fits('POST', PATH, await reserve(stack, payer.id, '2000000', 'p_too_much'), 402);
+  const id = held.body.reservation.id;
+  fits('GET', `${PATH}/{id}`, await call(stack, 'GET', `${PATH}/${id}`, undefined, internal), 200);
+  fits('POST', `${PATH}/{id}/settle`, await call(stack, 'POST', `${PATH}/${id}/settle`, { activityState: 'SETTLED', debit: usd(0), credits: [], reference: 'r' }, internal), 200);
+  fits('POST', `${PATH}/{id}/release`, await call(stack, 'POST', `${PATH}/${id}/release`, {}, internal), 409);
+  fits('GET', `${PATH}/{id}`, await call(stack, 'GET', `${PATH}/rsv_nothing`, undefined, internal), 404);
 });
 
 test('release gives the whole hold back once; a repeat replays; settle after it is 409', async ({ stack }) => {

@@ -1,7 +1,8 @@
+import { Validator } from '@seriousme/openapi-schema-validator';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Stack } from '../support/stack.js';
-import { walletCall as call } from '../support/wallet-client.js';
+import { documentFits, walletCall as call } from '../support/wallet-client.js';
 
 // The credit wallet service's first routes over HTTP, against the process `npm start` runs: a wallet with its
 // one-time pairing, the claim for the access token, bearer reads, idempotent creation.
@@ -154,6 +155,27 @@ test('the OpenAPI document: title Wallet, version 0.5.0, the routes built', asyn
   const paths = ['/v1/wallets', '/v1/wallets/{id}', '/v1/me', '/v1/pairings/claim', '/v1/checkout', '/v1/internal/agent-pact/reservations', '/v1/internal/agent-pact/reservations/{id}', '/v1/internal/agent-pact/reservations/{id}/settle', '/v1/internal/agent-pact/reservations/{id}/release'];
   for (const path of paths) assert.ok(body.paths[path], path);
   assert.not.ok(body.paths['/__test/clock']);
+  const result = await new Validator().validate(body);
+  assert.ok(result.valid, JSON.stringify(result.errors));
+});
+
+test('answers on the wire fit what the document says of their route', async ({ stack }) => {
+  const fits = await documentFits(stack);
+  const created = await call(stack, 'POST', '/v1/wallets', {});
+  fits('POST', '/v1/wallets', created, 201);
+  const claimed = await call(stack, 'POST', '/v1/pairings/claim', { token: created.body.pairing.token });
+  fits('POST', '/v1/pairings/claim', claimed, 200);
+  fits('POST', '/v1/pairings/claim', await call(stack, 'POST', '/v1/pairings/claim', { token: created.body.pairing.token }), 409);
+  const auth = bearer(claimed.body.accessToken);
+  fits('GET', '/v1/wallets/{id}', await call(stack, 'GET', `/v1/wallets/${created.body.wallet.id}`, undefined, auth), 200);
+  fits('GET', '/v1/wallets/{id}', await call(stack, 'GET', `/v1/wallets/${created.body.wallet.id}`), 401);
+  const checkout = await call(stack, 'POST', '/v1/checkout', { amount: { amount: '1000000', asset: 'USD' } }, auth);
+  fits('POST', '/v1/checkout', checkout, 201);
+  await call(stack, 'POST', `${new URL(checkout.body.checkout.url).pathname}/pay`, 'rail=mock');
+  fits('GET', '/v1/me', await call(stack, 'GET', '/v1/me', undefined, auth), 200);
+  fits('GET', '/v1/me', await call(stack, 'GET', '/v1/me?cursor=nonsense', undefined, auth), 400);
+  const reserve = { walletId: created.body.wallet.id, amount: { amount: '1', asset: 'USD' }, activity: { kind: 'pact', pactId: 'p_1', party: 'a', role: 'funder' } };
+  fits('POST', '/v1/internal/agent-pact/reservations', await call(stack, 'POST', '/v1/internal/agent-pact/reservations', reserve), 503);
 });
 
 test.run();
