@@ -1,7 +1,9 @@
 import type { AnyStateMachine } from 'xstate';
 import { offerMachine } from '../machines/offer/machine.js';
 import { pactMachine } from '../machines/pact/machine.js';
+import { checkoutMachine } from '../machines/wallet/checkout-machine.js';
 import { walletMachine } from '../machines/wallet/machine.js';
+import { reservationMachine } from '../machines/wallet/reservation-machine.js';
 
 /** A machine to draw: its file name in docs/machines/, the file that defines it, one line on what it is. */
 export interface MachineEntry {
@@ -28,7 +30,19 @@ export const MACHINES: readonly MachineEntry[] = [
   {
     name: 'wallet',
     source: 'machines/wallet/machine.ts',
-    summary: 'A credit wallet: paired once, checkouts credited, reservations held, settled or released, credits received.',
+    summary: 'A credit wallet: paired once, checkouts credited, reservations held, settled, released or expired, credits received.',
     machine: walletMachine,
+  },
+  {
+    name: 'reservation',
+    source: 'machines/wallet/reservation-machine.ts',
+    summary: 'A hold on a wallet: settled in time for at most what it holds, released, or expired; each end final.',
+    machine: reservationMachine,
+  },
+  {
+    name: 'checkout',
+    source: 'machines/wallet/checkout-machine.ts',
+    summary: 'A hosted checkout: paid once, with money the rail took before it expired.',
+    machine: checkoutMachine,
   },
 ];

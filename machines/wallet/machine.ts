@@ -1,6 +1,8 @@
 import { assign, setup } from 'xstate';
 import type { WalletEvent } from './events.js';
-import type { Reservation, Wallet } from './types.js';
+import { nextCheckout } from './checkout-machine.js';
+import { nextReservation, type ReservationEvent } from './reservation-machine.js';
+import type { Wallet } from './types.js';
 
 type Of<T extends WalletEvent['type']> = Extract<WalletEvent, { type: T }>;
 type Args = { context: Wallet; event: WalletEvent };
@@ -26,34 +28,54 @@ const isTopup = (wallet: Wallet, legs: { account: string; amount: string }[], am
   legs[0]!.account === 'system:funding' && legs[0]!.amount === `-${amount}` &&
   legs[1]!.account === `wallet:${wallet.id}:available` && legs[1]!.amount === amount;
 
-/** The checkout is this wallet's, open, was paid before it expired, and the credit is its amount, from funding. */
+/** The checkout after its payment, when its machine takes it. */
+const paidCheckout = (wallet: Wallet, { at, paidAt, checkoutId, rail, ref }: Of<'checkoutPaid'>) => {
+  const checkout = wallet.checkouts[checkoutId];
+  return checkout && nextCheckout(checkout, { type: 'pay', at, paidAt, rail, ref });
+};
+
+/** The checkout is this wallet's and its machine takes the payment; the credit is its amount, from funding. */
 const checkoutPayable = when('checkoutPaid', (wallet, event) => {
   const checkout = wallet.checkouts[event.checkoutId];
-  return checkout !== undefined && checkout.status === 'open' && event.paidAt < checkout.expiresAt && event.paidAt <= event.at && event.entry.amount === checkout.amount && isTopup(wallet, event.transaction.legs, checkout.amount);
+  return paidCheckout(wallet, event) !== undefined && event.entry.amount === checkout!.amount && isTopup(wallet, event.transaction.legs, checkout!.amount);
 });
 
+type HoldEnd = Of<'reservationSettled'> | Of<'reservationReleased'> | Of<'reservationExpired'>;
+
+/** What ends a hold, as its reservation's machine reads it. */
+function reservationEventOf(event: HoldEnd): ReservationEvent {
+  const common = { at: event.at, transactionId: event.transaction.id };
+  if (event.type === 'reservationSettled') return { type: 'settle', settlement: event.settlement, ...common };
+  if (event.type === 'reservationReleased') return { type: 'release', reason: event.reason, ...common };
+  return { type: 'expire', ...common };
+}
+
+/** The reservation after the event that ends it, when its machine takes it. */
+const endedReservation = (wallet: Wallet, event: HoldEnd) => {
+  const reservation = wallet.reservations[event.reservationId];
+  return reservation && nextReservation(reservation, reservationEventOf(event));
+};
+
+/** A hold's end its reservation's machine takes, recorded by a balanced transaction. */
+const holdEnds = <T extends HoldEnd['type']>(type: T) => when(type, (wallet, event) => endedReservation(wallet, event as HoldEnd) !== undefined && balanced((event as HoldEnd).transaction.legs));
+
+/** The wallet after a hold ended: its reservation ended, nothing held for it; a settlement's debit leaves the balance. */
+function afterHold(wallet: Wallet, event: HoldEnd): Partial<Wallet> {
+  const ended = endedReservation(wallet, event)!;
+  const debit = event.type === 'reservationSettled' ? BigInt(event.settlement.debit) : 0n;
+  return {
+    balance: (BigInt(wallet.balance) - debit).toString(),
+    held: (BigInt(wallet.held) - BigInt(ended.amount)).toString(),
+    reservations: { ...wallet.reservations, [ended.id]: ended },
+  };
+}
+
 const available = (wallet: Wallet) => BigInt(wallet.balance) - BigInt(wallet.held);
-const held = (wallet: Wallet, id: string) => wallet.reservations[id]?.status === 'held';
-const sum = (amounts: string[]) => amounts.reduce((total, amount) => total + BigInt(amount), 0n);
 
 /** A new reservation the available credit covers, with a balanced transaction. */
 const reservable = when('reserved', (wallet, { reservation, transaction }) =>
   wallet.reservations[reservation.id] === undefined && reservation.status === 'held' && BigInt(reservation.amount) > 0n && BigInt(reservation.amount) <= available(wallet) && balanced(transaction.legs),
 );
-
-/** A held reservation settled for at most what it holds, its credits adding up to the debit, balanced. */
-const settleable = when('reservationSettled', (wallet, { reservationId, settlement, transaction }) => {
-  const reservation = wallet.reservations[reservationId];
-  const debit = BigInt(settlement.debit);
-  return held(wallet, reservationId) && debit >= 0n && debit <= BigInt(reservation!.amount) && sum(settlement.credits.map((c) => c.amount)) === debit && balanced(transaction.legs);
-});
-
-/** A held reservation given back whole (released or expired): the wallet's held goes down by its amount. */
-function unheld(wallet: Wallet, reservationId: string, end: Pick<Reservation, 'status' | 'releaseReason' | 'finalizedAt'>, transactionId: string): Partial<Wallet> {
-  const reservation = wallet.reservations[reservationId]!;
-  const done = { ...reservation, ...end, ledgerTxIds: [...reservation.ledgerTxIds, transactionId] };
-  return { held: (BigInt(wallet.held) - BigInt(reservation.amount)).toString(), reservations: { ...wallet.reservations, [reservationId]: done } };
-}
 
 /**
  * The wallet lifecycle and its balances. Pure: no clock, no I/O; every event carries its own `at`, and
@@ -66,19 +88,18 @@ export const walletMachine = setup({
     checkoutNew: when('checkoutOpened', (wallet, event) => wallet.checkouts[event.checkout.id] === undefined && event.checkout.status === 'open'),
     checkoutPayable,
     reservable,
-    settleable,
-    releasable: when('reservationReleased', (wallet, { reservationId, transaction }) => held(wallet, reservationId) && balanced(transaction.legs)),
-    lapsed: when('reservationExpired', (wallet, { at, reservationId, transaction }) => held(wallet, reservationId) && at >= wallet.reservations[reservationId]!.expiresAt && balanced(transaction.legs)),
+    settleable: holdEnds('reservationSettled'),
+    releasable: holdEnds('reservationReleased'),
+    lapsed: holdEnds('reservationExpired'),
     newCredit: when('credited', (wallet, { reservationId, amount, transaction }) => wallet.creditsReceived[reservationId] === undefined && BigInt(amount) > 0n && balanced(transaction.legs)),
   },
   actions: {
     pair: assign(update('paired', (wallet, { at, accessTokenHash }) => ({ accessTokenHash, pairing: { ...wallet.pairing, claimedAt: at } }))),
     openCheckout: assign(update('checkoutOpened', (wallet, { checkout }) => ({ checkouts: { ...wallet.checkouts, [checkout.id]: checkout } }))),
     creditCheckout: assign(
-      update('checkoutPaid', (wallet, { at, checkoutId, rail, ref }) => {
-        const checkout = wallet.checkouts[checkoutId]!;
-        const paid = { ...checkout, status: 'completed' as const, completedAt: at, paidWith: { rail, ref } };
-        return { balance: (BigInt(wallet.balance) + BigInt(checkout.amount)).toString(), checkouts: { ...wallet.checkouts, [checkoutId]: paid } };
+      update('checkoutPaid', (wallet, event) => {
+        const paid = paidCheckout(wallet, event)!;
+        return { balance: (BigInt(wallet.balance) + BigInt(paid.amount)).toString(), checkouts: { ...wallet.checkouts, [paid.id]: paid } };
       }),
     ),
     hold: assign(
@@ -87,23 +108,9 @@ export const walletMachine = setup({
         reservations: { ...wallet.reservations, [reservation.id]: { ...reservation, ledgerTxIds: [transaction.id] } },
       })),
     ),
-    settle: assign(
-      update('reservationSettled', (wallet, { at, reservationId, settlement, transaction }) => {
-        const reservation = wallet.reservations[reservationId]!;
-        const done = { ...reservation, status: 'settled' as const, settlement, finalizedAt: at, ledgerTxIds: [...reservation.ledgerTxIds, transaction.id] };
-        return {
-          balance: (BigInt(wallet.balance) - BigInt(settlement.debit)).toString(),
-          held: (BigInt(wallet.held) - BigInt(reservation.amount)).toString(),
-          reservations: { ...wallet.reservations, [reservationId]: done },
-        };
-      }),
-    ),
-    release: assign(
-      update('reservationReleased', (wallet, { at, reservationId, reason, transaction }) => unheld(wallet, reservationId, { status: 'released', releaseReason: reason, finalizedAt: at }, transaction.id)),
-    ),
-    expire: assign(
-      update('reservationExpired', (wallet, { at, reservationId, transaction }) => unheld(wallet, reservationId, { status: 'expired', releaseReason: 'expired', finalizedAt: at }, transaction.id)),
-    ),
+    settle: assign(update('reservationSettled', afterHold)),
+    release: assign(update('reservationReleased', afterHold)),
+    expire: assign(update('reservationExpired', afterHold)),
     credit: assign(
       update('credited', (wallet, { reservationId, amount, transaction }) => ({
         balance: (BigInt(wallet.balance) + BigInt(amount)).toString(),

@@ -1,0 +1,51 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { nextCheckout } from '../../machines/wallet/checkout-machine.js';
+import { nextReservation } from '../../machines/wallet/reservation-machine.js';
+import type { Checkout, Reservation, Settlement } from '../../machines/wallet/types.js';
+
+// The lifecycles inside a wallet: a hold ends once (settled in time and within its amount, released, or expired),
+// a checkout is paid once, with money taken before it expired.
+
+const test = suite('reservation and checkout machines');
+
+const T0 = 1_800_000_000_000;
+const hold: Reservation = { id: 'rsv_1', amount: '1000', status: 'held', activity: { kind: 'pact', pactId: 'p_1', party: 'a', role: 'funder' }, memo: null, bodyHash: 'h', createdAt: T0, expiresAt: T0 + 1_000, finalizedAt: null, settlement: null, releaseReason: null, ledgerTxIds: ['tx_hold'] };
+const settlement = (debit: string, credits: string[] = [debit]): Settlement => ({ activityState: 'SETTLED', debit, credits: credits.map((amount, i) => ({ walletId: `w_${i}`, amount })), reference: 'r', bodyHash: 'b' });
+const settle = (at: number, value = settlement('600')) => ({ type: 'settle' as const, at, settlement: value, transactionId: 'tx_end' });
+
+test('a hold settles before it lapses, for at most its amount, with credits adding up to the debit', () => {
+  const settled = nextReservation(hold, settle(T0 + 10))!;
+  assert.equal([settled.status, settled.finalizedAt, settled.settlement?.debit, settled.ledgerTxIds], ['settled', T0 + 10, '600', ['tx_hold', 'tx_end']]);
+  assert.is(nextReservation(hold, settle(T0 + 1_000)), undefined, 'at expiresAt it has lapsed');
+  assert.is(nextReservation(hold, settle(T0 + 10, settlement('1001'))), undefined, 'more than held');
+  assert.is(nextReservation(hold, settle(T0 + 10, settlement('600', ['500']))), undefined, 'credits short of the debit');
+  assert.ok(nextReservation(hold, settle(T0 + 10, settlement('0', []))), 'a debit of 0');
+});
+
+test('release any time; expiry only once lapsed; every end is final', () => {
+  const released = nextReservation(hold, { type: 'release', at: T0 + 5_000, reason: 'done', transactionId: 'tx_r' })!;
+  assert.equal([released.status, released.releaseReason], ['released', 'done']);
+  assert.is(nextReservation(hold, { type: 'expire', at: T0 + 999, transactionId: 'tx_e' }), undefined);
+  const expired = nextReservation(hold, { type: 'expire', at: T0 + 1_000, transactionId: 'tx_e' })!;
+  assert.equal([expired.status, expired.releaseReason], ['expired', 'expired']);
+  const settled = nextReservation(hold, settle(T0 + 10))!;
+  for (const ended of [released, expired, settled]) {
+    assert.is(nextReservation(ended, settle(T0 + 20)), undefined);
+    assert.is(nextReservation(ended, { type: 'release', at: T0 + 20, reason: null, transactionId: 'x' }), undefined);
+    assert.is(nextReservation(ended, { type: 'expire', at: T0 + 2_000, transactionId: 'x' }), undefined);
+  }
+});
+
+test('a checkout is paid once, with money taken before it expired', () => {
+  const open: Checkout = { id: 'co_1', amount: '5', status: 'open', createdAt: T0, expiresAt: T0 + 100, completedAt: null, successUrl: null, cancelUrl: null, paidWith: null };
+  const pay = (at: number, paidAt = at) => ({ type: 'pay' as const, at, paidAt, rail: 'mock', ref: 'm1' });
+  const paid = nextCheckout(open, pay(T0 + 50))!;
+  assert.equal([paid.status, paid.completedAt, paid.paidWith], ['completed', T0 + 50, { rail: 'mock', ref: 'm1' }]);
+  assert.is(nextCheckout(paid, pay(T0 + 60)), undefined);
+  assert.is(nextCheckout(open, pay(T0 + 100)), undefined, 'taken at expiry');
+  assert.ok(nextCheckout(open, pay(T0 + 500, T0 + 99)), 'taken in time, recorded later');
+  assert.is(nextCheckout(open, pay(T0 + 50, T0 + 60)), undefined, 'recorded before it was taken');
+});
+
+test.run();
