@@ -116,6 +116,8 @@ export interface Rail {
   isAddress(address: string): boolean;
   /** Whether pacts in `asset` can live on this rail. */
   holds(asset: string): boolean;
+  /** The one asset this rail moves (a chain's token, the credit rail's USD); undefined when it moves any (the mock). */
+  readonly asset: string | undefined;
   /** The last health judged ready (`railReady`): a rail that is not refuses new pacts and funds. */
   readonly ready: boolean;
   /** Whether the fund call must name the payer's address on this rail (`call.railAddress`, mpp). */

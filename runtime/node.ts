@@ -62,9 +62,16 @@ import { pendingParties } from '../access/pending.js';
 import { AccessJournal } from '../actors/access-journal.js';
 
 
-/** The rails a checkout page pays with: only the mock rail can pay from a page today (the others need a payer's wallet). */
+/**
+ * The rails a checkout is paid with: the mock (a page's form, development) and x402 (a program answers the 402 with
+ * X-PAYMENT). mpp binds its challenge to a signed fund call, which a checkout has not; credit cannot top itself up.
+ */
+const CHECKOUT_RAILS = ['mock', 'x402'];
 function checkoutRails(names: string[], rails: ReadonlyMap<string, Rail>): ReadonlyMap<string, Rail> {
-  for (const name of names) if (name !== 'mock') throw new Error(`WALLET_CHECKOUT_RAILS: a checkout page cannot pay with ${name} yet (only mock)`);
+  for (const name of names) {
+    if (!CHECKOUT_RAILS.includes(name)) throw new Error(`WALLET_CHECKOUT_RAILS: a checkout cannot be paid with ${name} (only ${CHECKOUT_RAILS.join(', ')})`);
+    if (!rails.has(name)) throw new Error(`WALLET_CHECKOUT_RAILS names ${name}, which this server does not offer (configure it first)`);
+  }
   return new Map(names.map((name) => [name, rails.get(name)!]));
 }
 

@@ -7,6 +7,9 @@ export const WALLET_ERROR_STATUS = {
   not_found: 404,
   topup_required: 402,
   insufficient_credit: 402,
+  /** A checkout paid on a real rail (x402): the requirement to pay, as the escrow's fund flow gives it. */
+  payment_required: 402,
+  payment_failed: 402,
   pairing_used: 409,
   reservation_not_held: 409,
   idempotency_in_progress: 409,

@@ -53,8 +53,10 @@ export class CreditRail implements Rail {
     return WALLET_ID.test(address);
   }
 
+  readonly asset = 'USD';
+
   holds(asset: string): boolean {
-    return asset === 'USD';
+    return asset === this.asset;
   }
 
   async quote({ payer, amount }: QuoteRequest): Promise<Quote> {

@@ -28,8 +28,12 @@ export abstract class EvmRail implements Rail {
     return isAddress(address);
   }
 
+  get asset(): string {
+    return this.escrow.config.token.asset;
+  }
+
   holds(asset: string): boolean {
-    return asset === this.escrow.config.token.asset;
+    return asset === this.asset;
   }
 
   payout(request: PayoutRequest): Promise<RailReceipt> {

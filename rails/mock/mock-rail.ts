@@ -54,6 +54,8 @@ export class MockRail implements Rail {
     return true;
   }
 
+  readonly asset = undefined;
+
   get ready(): boolean {
     return !this.broken;
   }

@@ -140,10 +140,10 @@ export interface EvmStack {
   stop(): Promise<void>;
 }
 
-export async function startEvmStack(options: EvmChainOptions & { mpp?: boolean } = {}): Promise<EvmStack> {
+export async function startEvmStack(options: EvmChainOptions & { mpp?: boolean; env?: Record<string, string> } = {}): Promise<EvmStack> {
   const chain = await startEvmChain(options);
   const dir = mkdtempSync(join(tmpdir(), 'pact-evm-'));
-  const env = evmRailEnv(chain, dir);
+  const env = { ...evmRailEnv(chain, dir), ...options.env };
   if (options.mpp) {
     const secretFile = join(dir, 'mpp.secret');
     writeFileSync(secretFile, 'a test secret for mpp challenges, longer than 32 bytes\n', { mode: 0o600 });

@@ -1,4 +1,7 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { parsePaymentHeader } from '../../actors/admission.js';
+import { paymentOf } from '../../gateway/payment-header.js';
 import type { WalletEvent } from '../../machines/wallet/events.js';
 import type { Checkout, Wallet } from '../../machines/wallet/types.js';
 import type { Rail } from '../../rails/rail.js';
@@ -114,7 +117,7 @@ export function registerCheckoutRoutes(app: FastifyInstance, deps: CheckoutRoute
       reply,
       `Add ${dollars(checkout.amount)} of credit`,
       `<p>Add <strong>${dollars(checkout.amount)}</strong> (${checkout.amount} micro-USD) to wallet ${escapeHtml(found.wallet.id)}. Open until ${isoTime(checkout.expiresAt)}.</p>
-<form method="post" action="/checkout/${escapeHtml(checkout.id)}/pay"><label>Pay with <select name="rail">${options}</select></label> <button type="submit">Pay</button>${cancel}</form>`,
+<form method="post" action="/checkout/${escapeHtml(checkout.id)}/pay"><label>Pay with <select name="rail">${options}</select></label> <button type="submit">Pay</button>${cancel}</form>${programs(checkout, deps.checkoutRails)}`,
     );
   });
 
@@ -138,11 +141,21 @@ function registerPay(app: FastifyInstance, deps: CheckoutRouteDeps): void {
     // Keyed by the checkout: paying again never collects twice, whatever the page is posted. Expiry is judged
     // when the money was taken, so a payment taken in time is credited even if it is recorded after the end.
     const paidAt = clock.now();
+    const charge = { key: `checkout:${checkout.id}`, pactId: '', payer: `checkout-payer:${wallet.id}` as never, amount: { amount: checkout.amount, asset: rail.asset ?? 'USD' } };
+    const proof = rail.name === 'mock' ? { scheme: 'mock' } : proofOf(request.headers);
+    if (proof === undefined) {
+      const { requirement, headers } = await rail.quote(charge);
+      return reply.code(402).headers(headers ?? {}).send({ ...walletError('payment_required', `pay the requirement, then post again with X-PAYMENT (rail=${rail.name})`), requirement });
+    }
     let receipt;
     try {
-      receipt = await rail.collect({ key: `checkout:${checkout.id}`, pactId: '', payer: `checkout-payer:${wallet.id}` as never, amount: { amount: checkout.amount, asset: 'USD' }, proof: { scheme: rail.name } });
+      receipt = await rail.collect({ ...charge, proof });
     } catch (error) {
       if (!(error instanceof RailError)) throw error;
+      if (rail.name !== 'mock') {
+        const { requirement } = await rail.quote(charge);
+        return sendWalletError(reply, walletError(error.code === 'rail_failure' ? 'unavailable' : 'payment_failed', error.message, { reason: error.code, requirement }));
+      }
       return page(reply.code(402), 'Payment failed', `<p>The ${escapeHtml(rail.name)} rail refused the payment (${escapeHtml(error.code)}): nothing was credited.</p>`);
     }
     const outcome = await desk.change(wallet.id, (current, now): WalletEvent | WalletError => {
@@ -150,17 +163,24 @@ function registerPay(app: FastifyInstance, deps: CheckoutRouteDeps): void {
       if (open?.status !== 'open') return PAID_ALREADY;
       return { type: 'checkoutPaid', at: now, paidAt, checkoutId: checkout.id, rail: rail.name, ref: receipt.ref, ...topupOf(current, open, now) };
     });
+    reply.headers(receipt.headers ?? {});
     if ('error' in outcome) {
       if (outcome.error === PAID_ALREADY) return paid(reply, checkout, true);
       return page(reply.code(409), 'Not credited', `<p>The payment was taken but could not be credited (${escapeHtml(outcome.error.message)}); it is kept under the checkout's id ${escapeHtml(checkout.id)}.</p>`);
     }
     const done = outcome.wallet.checkouts[checkout.id]!;
-    if (done.successUrl) return reply.redirect(done.successUrl, 303);
+    if (done.successUrl && rail.name === 'mock') return reply.redirect(done.successUrl, 303);
     return paid(reply, done, false);
   });
 }
 
 /** An http(s) URL as the WHATWG parser writes it (printable ASCII only); null when none was given, undefined when it is no such URL. */
+/** The payment proof a program sent (X-PAYMENT, or x402 v2's PAYMENT-SIGNATURE), as JSON or base64 JSON; undefined when none. */
+function proofOf(headers: IncomingHttpHeaders): unknown {
+  const payment = paymentOf(headers);
+  return payment === undefined ? undefined : (parsePaymentHeader(payment) ?? null);
+}
+
 function webUrl(text: string | undefined): string | null | undefined {
   if (text === undefined) return null;
   if (!URL.canParse(text)) return undefined;
@@ -172,6 +192,14 @@ async function checkoutOf(deps: CheckoutRouteDeps, id: string): Promise<{ wallet
   const wallet = await ownerOf(deps.tokens, deps.desk, 'checkout', id);
   const checkout = wallet?.checkouts[id];
   return wallet && checkout ? { wallet, checkout } : undefined;
+}
+
+/** How a program pays on the rails other than the mock: the 402 flow of the escrow's fund call. */
+function programs(checkout: Checkout, rails: ReadonlyMap<string, Rail>): string {
+  const real = [...rails.keys()].filter((name) => name !== 'mock');
+  if (real.length === 0) return '';
+  const path = `/checkout/${escapeHtml(checkout.id)}/pay`;
+  return `<p>Programs pay with ${real.map(escapeHtml).join(', ')}: <code>POST ${path}</code> with <code>rail=&lt;name&gt;</code> answers 402 with the requirement; the same again with <code>X-PAYMENT</code> pays it.</p>`;
 }
 
 function paid(reply: FastifyReply, checkout: Checkout, before: boolean): FastifyReply {

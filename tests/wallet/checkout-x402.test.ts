@@ -1,0 +1,63 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { startEvmStack, type EvmStack } from '../support/evm-chain.js';
+import { asPaymentHeader, payV2 } from '../support/evm/x402-payments.js';
+import { pairedWallet, usd, walletCall } from '../support/wallet-client.js';
+
+// A checkout paid on x402 (the escrow's rail code, on a local chain): a program asks for the requirement (402),
+// pays it with X-PAYMENT, and the wallet is credited once; the token moves once into the escrow wallet.
+
+const test = suite<EvmStack>('checkout on x402');
+test.before(async (context) => {
+  Object.assign(context, await startEvmStack({ payers: 2, env: { WALLET_CHECKOUT_RAILS: 'mock,x402' } }));
+});
+test.after(async (context) => {
+  await context.stop();
+});
+
+async function openCheckout(context: EvmStack) {
+  const wallet = await pairedWallet(context.stack, '0');
+  const { checkout } = (await walletCall(context.stack, 'POST', '/v1/checkout', { amount: usd(2_000_000) }, wallet.auth)).body;
+  return { wallet, pay: `${new URL(checkout.url).pathname}/pay`, page: new URL(checkout.url).pathname };
+}
+
+test('402 with the requirement, then X-PAYMENT: credited once, paid once', async (context) => {
+  const { chain, stack } = context;
+  const { wallet, pay, page } = await openCheckout(context);
+  assert.match((await walletCall(stack, 'GET', page)).body, /rail=&lt;name&gt;/, 'the page tells programs how to pay');
+  const quote = await walletCall(stack, 'POST', pay, 'rail=x402');
+  assert.is(quote.status, 402, JSON.stringify(quote.body));
+  assert.is(quote.body.error, 'payment_required');
+  const accepts = quote.body.requirement.railData.accepts[0];
+  assert.equal([accepts.amount, accepts.payTo.toLowerCase()], ['2000000', chain.escrow.address.toLowerCase()]);
+
+  const payer = chain.payers[0]!;
+  const before = await chain.balanceOf(payer.address);
+  const header = asPaymentHeader(await payV2(payer, accepts));
+  const paid = await walletCall(stack, 'POST', pay, { rail: 'x402' }, { 'x-payment': header });
+  assert.is(paid.status, 200, JSON.stringify(paid.body));
+  assert.ok(paid.headers.get('x-payment-response'), 'the settlement is told');
+  assert.is(await chain.balanceOf(payer.address), before - 2_000_000n);
+  const again = await walletCall(stack, 'POST', pay, { rail: 'x402' }, { 'x-payment': header });
+  assert.is(again.status, 200);
+  assert.match(again.body, /paid already/);
+  assert.is(await chain.balanceOf(payer.address), before - 2_000_000n, 'paid once');
+  const me = (await walletCall(stack, 'GET', '/v1/me', undefined, wallet.auth)).body;
+  assert.equal(me.wallet.balance, usd(2_000_000));
+  assert.equal(me.ledger.items.map((item: { type: string }) => item.type), ['topup']);
+});
+
+test('a proof for another amount, or none that parses, is refused and credits nothing', async (context) => {
+  const { chain, stack } = context;
+  const { wallet, pay } = await openCheckout(context);
+  const accepts = (await walletCall(stack, 'POST', pay, 'rail=x402')).body.requirement.railData.accepts[0];
+  const short = asPaymentHeader(await payV2(chain.payers[1]!, { ...accepts, amount: '1000000' }));
+  const refused = await walletCall(stack, 'POST', pay, { rail: 'x402' }, { 'x-payment': short });
+  assert.is(refused.status, 402, JSON.stringify(refused.body));
+  assert.is(refused.body.error, 'payment_failed');
+  const garbage = await walletCall(stack, 'POST', pay, { rail: 'x402' }, { 'x-payment': 'not json' });
+  assert.equal([garbage.status, garbage.body.error, garbage.body.reason], [402, 'payment_failed', 'invalid_proof']);
+  assert.equal((await walletCall(stack, 'GET', '/v1/me', undefined, wallet.auth)).body.wallet.balance, usd(0));
+});
+
+test.run();
