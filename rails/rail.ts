@@ -125,6 +125,8 @@ export interface Rail {
   /** What the payer must pay into escrow: the fund call's 402 (the credit rail reads the payer's bound wallet). */
   quote(request: QuoteRequest): Quote | Promise<Quote>;
   collect(request: CollectRequest): Promise<RailReceipt>;
+  /** The collect made under `key`, if one was (a checkout left uncredited by a crash finds its money here). */
+  collected(key: string): Promise<RailReceipt | undefined>;
   payout(request: PayoutRequest): Promise<RailReceipt>;
   /** Every collect made, for the reconciler that reverses collects no pact recorded. */
   collects(): AsyncIterable<Collected>;

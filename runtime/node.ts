@@ -67,10 +67,15 @@ import { AccessJournal } from '../actors/access-journal.js';
  * X-PAYMENT). mpp binds its challenge to a signed fund call, which a checkout has not; credit cannot top itself up.
  */
 const CHECKOUT_RAILS = ['mock', 'x402'];
-function checkoutRails(names: string[], rails: ReadonlyMap<string, Rail>): ReadonlyMap<string, Rail> {
+/** Credit is micro-USD, charged one token unit per micro-USD: only a USD stablecoin with 6 decimals may pay it. */
+const USD_STABLECOINS = ['USDC', 'USDT', 'PYUSD', 'USDG'];
+function checkoutRails(names: string[], rails: ReadonlyMap<string, Rail>, evm: Config['evm']): ReadonlyMap<string, Rail> {
   for (const name of names) {
     if (!CHECKOUT_RAILS.includes(name)) throw new Error(`WALLET_CHECKOUT_RAILS: a checkout cannot be paid with ${name} (only ${CHECKOUT_RAILS.join(', ')})`);
     if (!rails.has(name)) throw new Error(`WALLET_CHECKOUT_RAILS names ${name}, which this server does not offer (configure it first)`);
+    if (name === 'x402' && !(evm && evm.token.decimals === 6 && USD_STABLECOINS.includes(evm.token.asset))) {
+      throw new Error(`WALLET_CHECKOUT_RAILS: x402 checkouts need a USD stablecoin with 6 decimals (${USD_STABLECOINS.join(', ')}), not ${evm?.token.asset} with ${evm?.token.decimals}; set WALLET_CHECKOUT_RAILS without x402`);
+    }
   }
   return new Map(names.map((name) => [name, rails.get(name)!]));
 }
@@ -319,7 +324,7 @@ async function startRoles(config: Config, natsServer: NatsEndpoint): Promise<Pac
   });
   await app.listen({ port: config.port, host: config.host });
   const { port } = app.server.address() as { port: number }; // PACT_PORT=0 picks a free port
-  const wallet = await startWalletService({ port: config.walletPort, host: config.host, publicUrl: config.walletPublicUrl, claimsPerMinute: config.walletClaimsPerMinute, createsPerMinute: config.walletCreatesPerMinute, testHooks: config.testHooks, internalTokens: { configured: config.walletInternalToken, node: config.creditWalletUrl ? undefined : creditToken }, reservationTtlMs: config.walletReservationTtlMs }, { nats: nats.host, level, nodeId }, clock, checkoutRails(config.walletCheckoutRails, rails));
+  const wallet = await startWalletService({ port: config.walletPort, host: config.host, publicUrl: config.walletPublicUrl, claimsPerMinute: config.walletClaimsPerMinute, createsPerMinute: config.walletCreatesPerMinute, testHooks: config.testHooks, internalTokens: { configured: config.walletInternalToken, node: config.creditWalletUrl ? undefined : creditToken }, reservationTtlMs: config.walletReservationTtlMs }, { nats: nats.host, level, nodeId }, clock, checkoutRails(config.walletCheckoutRails, rails, config.evm));
   walletHere = selfUrl(config.host, { port: Number(new URL(wallet.url).port) } as AddressInfo);
   await credit.start();
   void keeper.tick();

@@ -14,6 +14,8 @@ export const WALLET_ERROR_STATUS = {
   reservation_not_held: 409,
   idempotency_in_progress: 409,
   pairing_expired: 410,
+  /** A checkout paid after its 30 minutes (WALLET-DECISIONS.md names no code for it). */
+  checkout_expired: 410,
   idempotency_key_reused: 422,
   price_above_max: 422,
   rate_limited: 429,

@@ -1,3 +1,4 @@
+import type { WalletEvent } from '../machines/wallet/events.js';
 import type { Checkout, LedgerEntry, LedgerTransaction, Reservation, Settlement, Wallet } from '../machines/wallet/types.js';
 import type { WalletEntry } from './journal.js';
 import { newId } from './secrets.js';
@@ -36,6 +37,11 @@ export function releaseOf(wallet: Wallet, reservation: Reservation, at: number) 
   const transaction: LedgerTransaction = { id: newId('tx'), legs: [{ account: accounts.held(wallet.id), amount: `-${amount}` }, { account: accounts.available(wallet.id), amount: `${amount}` }] };
   const after = { ...now(wallet), held: now(wallet).held - amount };
   return { transaction, entry: entryOn('hold_release', amount, after, reservationRef(reservation.id), transaction.id, at) };
+}
+
+/** A hold past its `expiresAt`, released whole (by the keeper, or by a release that came too late). */
+export function expiryOf(wallet: Wallet, reservation: Reservation, at: number): WalletEvent {
+  return { type: 'reservationExpired', at, reservationId: reservation.id, ...releaseOf(wallet, reservation, at) };
 }
 
 /** A held reservation settled: the debit leaves for the payees (through `system:transfers`), the rest is available again. */

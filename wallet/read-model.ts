@@ -1,6 +1,7 @@
 import type { AbstractBatchOperation } from 'abstract-level';
 import type { LedgerEntry } from '../machines/wallet/types.js';
 import { pad } from '../projection/time-pages.js';
+import { TimeIndex } from './time-index.js';
 import type { JsonLevel } from '../storage/level.js';
 import type { WalletEntry } from './journal.js';
 import { ledgerEntries } from './ledger.js';
@@ -9,6 +10,13 @@ import { ledgerEntries } from './ledger.js';
 export interface DueHold {
   walletId: string;
   reservationId: string;
+  expiresAt: number;
+}
+
+/** A checkout still open, by when it expires: after that the keeper looks for money taken and never credited. */
+export interface OpenCheckout {
+  walletId: string;
+  checkoutId: string;
   expiresAt: number;
 }
 
@@ -21,33 +29,41 @@ export interface OwedCredit {
 }
 
 type Operation = AbstractBatchOperation<JsonLevel, string, unknown>;
+/** Changes when the keys change: a model stored in another layout is rebuilt. */
+const LAYOUT = 4;
 
 /**
  * What the wallet service reads without replaying a journal, in LevelDB, built only from the wallets' journal:
- * each wallet's ledger entries by position (the `/v1/me` pages), the holds still held by expiry (the keeper's
- * work), and settlement credits not yet applied to their payees (the keeper's too).
+ * each wallet's ledger entries by position (the `/v1/me` pages), and the keeper's work: holds still held by expiry,
+ * settlement credits not yet applied to their payees, checkouts still open by expiry.
  */
 export class WalletReadModel {
   private readonly ledger;
+  /** Held reservations by `expiresAt` (id `<walletId>!<reservationId>`). */
   private readonly holds;
-  private readonly holdKeys;
+  /** Credits owed by `settledAt`, oldest first, so a burst of new settles never hides an old one (id `<reservationId>!<payee>`). */
   private readonly owed;
+  /** Open checkouts by `expiresAt` (id `<walletId>!<checkoutId>`). */
+  private readonly checkouts;
   private readonly meta;
 
   constructor(private readonly level: JsonLevel) {
     this.ledger = level.sublevel<string, string>('wallet-ledger', { valueEncoding: 'utf8' });
-    this.holds = level.sublevel<string, DueHold>('wallet-holds', { valueEncoding: 'json' });
-    /** `<walletId>!<reservationId>` → its key in `holds`, to take it out when the hold ends. */
-    this.holdKeys = level.sublevel<string, string>('wallet-hold-keys', { valueEncoding: 'utf8' });
-    this.owed = level.sublevel<string, OwedCredit>('wallet-owed', { valueEncoding: 'json' });
+    this.holds = new TimeIndex<DueHold>(level, 'wallet-holds');
+    this.owed = new TimeIndex<OwedCredit>(level, 'wallet-owed');
+    this.checkouts = new TimeIndex<OpenCheckout>(level, 'wallet-checkouts');
     this.meta = level.sublevel<string, unknown>('wallet-meta', { valueEncoding: 'json' });
   }
 
-  /** Makes the stored model one of the journal created at `streamCreated` (another's is cleared and rebuilt). */
+  /**
+   * Makes the stored model one of the journal created at `streamCreated`, in this layout: another journal's, or an
+   * older layout, is cleared and rebuilt from the journal.
+   */
   async open(streamCreated: string): Promise<void> {
-    if ((await this.meta.get('stream')) === streamCreated) return;
-    for (const sublevel of [this.ledger, this.holds, this.holdKeys, this.owed, this.meta]) await sublevel.clear();
-    await this.meta.put('stream', streamCreated);
+    const built = `${streamCreated}#layout${LAYOUT}`;
+    if ((await this.meta.get('stream')) === built) return;
+    for (const part of [this.ledger, this.holds, this.owed, this.checkouts, this.meta]) await part.clear();
+    await this.meta.put('stream', built);
   }
 
   /** The journal position the model holds. */
@@ -58,30 +74,26 @@ export class WalletReadModel {
   /** Writes what `entries` (in journal order) change, and the position reached, in one batch. */
   async putAll(entries: WalletEntry[], reachedSeq: number): Promise<void> {
     const operations: Operation[] = [];
-    const holdKeys = new Map<string, string>();
-    const holdKeyOf = async (id: string) => holdKeys.get(id) ?? (await this.holdKeys.get(id));
+    const [holds, owed, checkouts] = [this.holds.batch(operations), this.owed.batch(operations), this.checkouts.batch(operations)];
     for (const entry of entries) {
-      for (const { position, entry: line } of ledgerEntries([entry])) operations.push({ type: 'put', key: ledgerKey(entry.walletId, position), value: JSON.stringify(line), sublevel: this.ledger });
-      const { event } = entry;
+      const { walletId, event } = entry;
+      for (const { position, entry: line } of ledgerEntries([entry])) operations.push({ type: 'put', key: ledgerKey(walletId, position), value: JSON.stringify(line), sublevel: this.ledger });
+      if (event.type === 'checkoutOpened') {
+        const { id: checkoutId, expiresAt } = event.checkout;
+        checkouts.put(`${walletId}!${checkoutId}`, expiresAt, { walletId, checkoutId, expiresAt });
+      }
+      if (event.type === 'checkoutPaid') await checkouts.remove(`${walletId}!${event.checkoutId}`);
       if (event.type === 'reserved') {
-        const id = `${entry.walletId}!${event.reservation.id}`;
-        const key = `${pad(event.reservation.expiresAt)}!${id}`;
-        holdKeys.set(id, key);
-        const due: DueHold = { walletId: entry.walletId, reservationId: event.reservation.id, expiresAt: event.reservation.expiresAt };
-        operations.push({ type: 'put', key, value: due, sublevel: this.holds }, { type: 'put', key: id, value: key, sublevel: this.holdKeys });
+        const { id: reservationId, expiresAt } = event.reservation;
+        holds.put(`${walletId}!${reservationId}`, expiresAt, { walletId, reservationId, expiresAt });
       }
-      if (event.type === 'reservationSettled' || event.type === 'reservationReleased' || event.type === 'reservationExpired') {
-        const id = `${entry.walletId}!${event.reservationId}`;
-        const key = await holdKeyOf(id);
-        if (key) operations.push({ type: 'del', key, sublevel: this.holds }, { type: 'del', key: id, sublevel: this.holdKeys });
-      }
+      if (event.type === 'reservationSettled' || event.type === 'reservationReleased' || event.type === 'reservationExpired') await holds.remove(`${walletId}!${event.reservationId}`);
       if (event.type === 'reservationSettled') {
         for (const credit of event.settlement.credits) {
-          const owed: OwedCredit = { reservationId: event.reservationId, walletId: credit.walletId, amount: credit.amount, settledAt: event.at };
-          operations.push({ type: 'put', key: `${event.reservationId}!${credit.walletId}`, value: owed, sublevel: this.owed });
+          owed.put(`${event.reservationId}!${credit.walletId}`, event.at, { reservationId: event.reservationId, walletId: credit.walletId, amount: credit.amount, settledAt: event.at });
         }
       }
-      if (event.type === 'credited') operations.push({ type: 'del', key: `${event.reservationId}!${entry.walletId}`, sublevel: this.owed });
+      if (event.type === 'credited') await owed.remove(`${event.reservationId}!${walletId}`);
     }
     operations.push({ type: 'put', key: 'journalSeq', value: reachedSeq, sublevel: this.meta });
     await this.level.batch(operations);
@@ -98,17 +110,23 @@ export class WalletReadModel {
   }
 
   /** Holds still held whose `expiresAt` is at or before `now`, earliest first. */
-  async dueHolds(now: number, limit: number): Promise<DueHold[]> {
-    const due: DueHold[] = [];
-    for await (const value of this.holds.values({ lte: `${pad(now)}!~`, limit })) due.push(value);
-    return due;
+  dueHolds(now: number, limit: number): Promise<DueHold[]> {
+    return this.holds.until(now, limit);
   }
 
-  /** Credits settled at or before `before` and not yet applied to their payee. */
-  async owedCredits(before: number, limit: number): Promise<OwedCredit[]> {
-    const owed: OwedCredit[] = [];
-    for await (const value of this.owed.values({ limit })) if (value.settledAt <= before) owed.push(value);
-    return owed;
+  /** Checkouts still open that expired at or before `before`, earliest first. */
+  lapsedCheckouts(before: number, limit: number): Promise<OpenCheckout[]> {
+    return this.checkouts.until(before, limit);
+  }
+
+  /** Forgets an expired checkout the keeper found no money for (none can come any more). */
+  forgetCheckout({ walletId, checkoutId }: OpenCheckout): Promise<void> {
+    return this.checkouts.remove(`${walletId}!${checkoutId}`);
+  }
+
+  /** Credits settled at or before `before` and not yet applied to their payee, oldest first. */
+  owedCredits(before: number, limit: number): Promise<OwedCredit[]> {
+    return this.owed.until(before, limit);
   }
 }
 

@@ -46,7 +46,7 @@ export async function startWalletService(
   const readModel = new WalletReadModel(node.level);
   const projector = new WalletProjector(nats, readModel, node.nodeId);
   await projector.start();
-  const keeper = new WalletKeeper(desk, readModel, clock);
+  const keeper = new WalletKeeper(desk, readModel, clock, checkoutRails);
   const app: FastifyInstance = await buildWalletApp({
     readModel,
     projector,

@@ -2,22 +2,26 @@ import { PeriodicPass } from '../actors/periodic-pass.js';
 import type { WalletEvent } from '../machines/wallet/events.js';
 import type { Clock } from '../runtime/clock.js';
 import { walletError, type WalletError } from './errors.js';
-import { releaseOf } from './ledger.js';
+import { expiryOf } from './ledger.js';
+import { checkoutCollectKey, creditCheckout } from './checkout-credits.js';
 import { creditPayee } from './payee-credits.js';
+import type { Rail } from '../rails/rail.js';
 import type { WalletReadModel } from './read-model.js';
 import type { WalletDesk } from './wallet-desk.js';
 
 const BATCH = 500;
 /** A settle's own request credits its payees at once; the keeper steps in only for credits older than this. */
 const OWED_GRACE_MS = 30_000;
+/** After a checkout expires, how long a payment begun before may still land (x402 authorizations live 10 minutes). */
+const CHECKOUT_PAYMENTS_END_MS = 15 * 60_000;
 
 /** Nothing to do: the hold ended (or its time was moved) since the read model listed it. */
 const NOT_DUE: WalletError = walletError('invalid_request', 'not due');
 
 /**
  * The wallet service's keeper: releases holds whose `expiresAt` passed (status `expired`, the credit available
- * again), and applies settlement credits a payee never received (the settle's caller went away between the
- * payer's entry and the payee's). Every node runs it; each change is decided on the wallet's newest state, so two
+ * again), applies settlement credits a payee never received (the settle's caller went away between the payer's
+ * entry and the payee's), and credits checkouts whose money a rail took but a crash kept from the wallet. Every node runs it; each change is decided on the wallet's newest state, so two
  * keepers, or a keeper and a request, never apply anything twice.
  */
 export class WalletKeeper extends PeriodicPass {
@@ -25,6 +29,7 @@ export class WalletKeeper extends PeriodicPass {
     private readonly desk: WalletDesk,
     private readonly readModel: WalletReadModel,
     private readonly clock: Clock,
+    private readonly checkoutRails: ReadonlyMap<string, Rail>,
   ) {
     super('the wallet keeper');
   }
@@ -37,7 +42,7 @@ export class WalletKeeper extends PeriodicPass {
       const outcome = await this.desk.change(walletId, (wallet, at): WalletEvent | WalletError => {
         const reservation = wallet.reservations[reservationId];
         if (reservation?.status !== 'held' || at < reservation.expiresAt) return NOT_DUE;
-        return { type: 'reservationExpired', at, reservationId, ...releaseOf(wallet, reservation, at) };
+        return expiryOf(wallet, reservation, at);
       });
       if (!('error' in outcome)) done++;
     }
@@ -49,6 +54,38 @@ export class WalletKeeper extends PeriodicPass {
         console.error('the wallet keeper could not apply a credit; the next pass tries again:', String(error));
       }
     }
-    return done;
+    return done + (await this.lapsedCheckouts(now));
+  }
+
+  /**
+   * Checkouts expired long enough that no payment can still be under way (an x402 authorization lives ten minutes):
+   * money a rail took for one, which a crash kept from being credited, is credited now; the rest is forgotten.
+   */
+  private async lapsedCheckouts(now: number): Promise<number> {
+    let credited = 0;
+    for (const lapsed of await this.readModel.lapsedCheckouts(now - CHECKOUT_PAYMENTS_END_MS, BATCH)) {
+      try {
+        const taken = await this.takenFor(lapsed.checkoutId);
+        if (!taken) {
+          await this.readModel.forgetCheckout(lapsed);
+          continue;
+        }
+        const outcome = await creditCheckout(this.desk, lapsed.walletId, lapsed.checkoutId, { ...taken, paidAt: lapsed.expiresAt - 1 });
+        if ('error' in outcome) throw new Error(outcome.error.message);
+        if ('credited' in outcome) credited++;
+      } catch (error) {
+        console.error(`the wallet keeper could not settle checkout ${lapsed.checkoutId}; the next pass tries again:`, String(error));
+      }
+    }
+    return credited;
+  }
+
+  /** The rail that took money for the checkout, and its reference. */
+  private async takenFor(checkoutId: string): Promise<{ rail: string; ref: string } | undefined> {
+    for (const rail of this.checkoutRails.values()) {
+      const receipt = await rail.collected(checkoutCollectKey(checkoutId));
+      if (receipt) return { rail: rail.name, ref: receipt.ref };
+    }
+    return undefined;
   }
 }

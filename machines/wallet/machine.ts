@@ -74,7 +74,7 @@ const available = (wallet: Wallet) => BigInt(wallet.balance) - BigInt(wallet.hel
 
 /** A new reservation the available credit covers, with a balanced transaction. */
 const reservable = when('reserved', (wallet, { reservation, transaction }) =>
-  wallet.reservations[reservation.id] === undefined && reservation.status === 'held' && BigInt(reservation.amount) > 0n && BigInt(reservation.amount) <= available(wallet) && balanced(transaction.legs),
+  wallet.reservations[reservation.id] === undefined && reservation.status === 'held' && Number.isSafeInteger(reservation.expiresAt) && BigInt(reservation.amount) > 0n && BigInt(reservation.amount) <= available(wallet) && balanced(transaction.legs),
 );
 
 /**

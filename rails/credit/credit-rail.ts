@@ -91,6 +91,11 @@ export class CreditRail implements Rail {
     return { key, ref: reservation.id };
   }
 
+  async collected(key: string): Promise<RailReceipt | undefined> {
+    const reservationId = (await this.deps.holds.latest(key))?.reservationId;
+    return reservationId ? { key, ref: reservationId } : undefined;
+  }
+
   async payout(request: PayoutRequest): Promise<RailReceipt> {
     if (request.reverses !== undefined) {
       await this.release(request.reverses, `reversal of ${request.key}`);

@@ -120,6 +120,11 @@ export class EvmEscrow {
     return this.lastHealth.health;
   }
 
+  /** The settled collect of `collectKey`, if there is one (an outcome the chain cannot tell yet is `rail_failure`). */
+  collected(collectKey: string): Promise<WalletTx | undefined> {
+    return asRailError(() => this.settledCollect(collectKey));
+  }
+
   private async settledCollect(collectKey: string): Promise<WalletTx | undefined> {
     const earlier = (await this.wallet.transactions()).filter((tx) => tx.purpose.kind === 'collect' && tx.purpose.collectKey === collectKey);
     for (const tx of earlier.reverse()) {

@@ -36,6 +36,11 @@ export abstract class EvmRail implements Rail {
     return asset === this.asset;
   }
 
+  async collected(key: string): Promise<RailReceipt | undefined> {
+    const tx = await this.escrow.collected(key);
+    return tx && { key, ref: tx.hash };
+  }
+
   payout(request: PayoutRequest): Promise<RailReceipt> {
     return this.escrow.payout(this.name, request);
   }

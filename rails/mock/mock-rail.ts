@@ -105,6 +105,12 @@ export class MockRail implements Rail {
     });
   }
 
+  async collected(key: string): Promise<RailReceipt | undefined> {
+    const done = this.applied.get(key);
+    if (done?.operation.kind !== 'collect' || !(await done.durable.then(() => true, () => false))) return undefined;
+    return { key, ref: done.operation.ref };
+  }
+
   payout(request: PayoutRequest): Promise<RailReceipt> {
     return this.once(request.key, () => {
       this.failIfInjected(request.purpose);

@@ -24,8 +24,10 @@ async function openCheckout(context: EvmStack) {
 test('402 with the requirement, then X-PAYMENT: credited once, paid once', async (context) => {
   const { chain, stack } = context;
   const { wallet, pay, page } = await openCheckout(context);
-  assert.match((await walletCall(stack, 'GET', page)).body, /rail=&lt;name&gt;/, 'the page tells programs how to pay');
-  const quote = await walletCall(stack, 'POST', pay, 'rail=x402');
+  assert.match((await walletCall(stack, 'GET', page)).body, /X-PAYMENT/, 'the page tells programs how to pay');
+  const page402 = await walletCall(stack, 'POST', pay, 'rail=x402');
+  assert.equal([page402.status, page402.headers.get('content-type')?.startsWith('text/html')], [402, true], 'a browser gets a page');
+  const quote = await walletCall(stack, 'POST', pay, { rail: 'x402' });
   assert.is(quote.status, 402, JSON.stringify(quote.body));
   assert.is(quote.body.error, 'payment_required');
   const accepts = quote.body.requirement.railData.accepts[0];
@@ -40,7 +42,7 @@ test('402 with the requirement, then X-PAYMENT: credited once, paid once', async
   assert.is(await chain.balanceOf(payer.address), before - 2_000_000n);
   const again = await walletCall(stack, 'POST', pay, { rail: 'x402' }, { 'x-payment': header });
   assert.is(again.status, 200);
-  assert.match(again.body, /paid already/);
+  assert.is(again.body.checkout.status, 'completed');
   assert.is(await chain.balanceOf(payer.address), before - 2_000_000n, 'paid once');
   const me = (await walletCall(stack, 'GET', '/v1/me', undefined, wallet.auth)).body;
   assert.equal(me.wallet.balance, usd(2_000_000));
@@ -50,13 +52,51 @@ test('402 with the requirement, then X-PAYMENT: credited once, paid once', async
 test('a proof for another amount, or none that parses, is refused and credits nothing', async (context) => {
   const { chain, stack } = context;
   const { wallet, pay } = await openCheckout(context);
-  const accepts = (await walletCall(stack, 'POST', pay, 'rail=x402')).body.requirement.railData.accepts[0];
+  const accepts = (await walletCall(stack, 'POST', pay, { rail: 'x402' })).body.requirement.railData.accepts[0];
   const short = asPaymentHeader(await payV2(chain.payers[1]!, { ...accepts, amount: '1000000' }));
   const refused = await walletCall(stack, 'POST', pay, { rail: 'x402' }, { 'x-payment': short });
   assert.is(refused.status, 402, JSON.stringify(refused.body));
   assert.is(refused.body.error, 'payment_failed');
   const garbage = await walletCall(stack, 'POST', pay, { rail: 'x402' }, { 'x-payment': 'not json' });
   assert.equal([garbage.status, garbage.body.error, garbage.body.reason], [402, 'payment_failed', 'invalid_proof']);
+  assert.equal((await walletCall(stack, 'GET', '/v1/me', undefined, wallet.auth)).body.wallet.balance, usd(0));
+});
+
+const DAY = 86_400_000;
+
+for (const how of ['the payer retries after expiry', 'the keeper finds it']) {
+  test(`kill -9 after the money is taken, before the credit: ${how}, and the wallet is credited once`, async (context) => {
+    const { chain, stack } = context;
+    const { wallet, pay } = await openCheckout(context);
+    const accepts = (await walletCall(stack, 'POST', pay, { rail: 'x402' })).body.requirement.railData.accepts[0];
+    const payer = chain.payers[how.includes('retries') ? 0 : 1]!;
+    const before = await chain.balanceOf(payer.address);
+    const header = asPaymentHeader(await payV2(payer, accepts));
+    await stack.crashDuring('checkout-collected', () => walletCall(stack, 'POST', pay, { rail: 'x402' }, { 'x-payment': header }));
+    assert.is(await chain.balanceOf(payer.address), before - 2_000_000n, 'taken');
+    assert.equal((await walletCall(stack, 'GET', '/v1/me', undefined, wallet.auth)).body.wallet.balance, usd(0), 'not credited yet');
+    await walletCall(stack, 'POST', '/__test/clock', { advanceMs: DAY }); // long expired; the keeper runs
+    if (how.includes('retries')) {
+      const retried = await walletCall(stack, 'POST', pay, { rail: 'x402' }, { 'x-payment': header });
+      assert.is(retried.status, 200, JSON.stringify(retried.body));
+    }
+    const me = (await walletCall(stack, 'GET', '/v1/me', undefined, wallet.auth)).body;
+    assert.equal(me.wallet.balance, usd(2_000_000));
+    assert.equal(me.ledger.items.map((item: { type: string }) => item.type), ['topup']);
+    assert.is(await chain.balanceOf(payer.address), before - 2_000_000n, 'taken once');
+  });
+}
+
+test('an expired checkout nobody paid: 410 checkout_expired, and nothing is taken', async (context) => {
+  const { chain, stack } = context;
+  const { wallet, pay } = await openCheckout(context);
+  const accepts = (await walletCall(stack, 'POST', pay, { rail: 'x402' })).body.requirement.railData.accepts[0];
+  const header = asPaymentHeader(await payV2(chain.payers[1]!, accepts));
+  await walletCall(stack, 'POST', '/__test/clock', { advanceMs: 31 * 60_000 });
+  const before = await chain.balanceOf(chain.payers[1]!.address);
+  const late = await walletCall(stack, 'POST', pay, { rail: 'x402' }, { 'x-payment': header });
+  assert.equal([late.status, late.body.error], [410, 'checkout_expired']);
+  assert.is(await chain.balanceOf(chain.payers[1]!.address), before);
   assert.equal((await walletCall(stack, 'GET', '/v1/me', undefined, wallet.auth)).body.wallet.balance, usd(0));
 });
 

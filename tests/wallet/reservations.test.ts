@@ -147,6 +147,29 @@ test('reservation answers fit the OpenAPI document', async ({ stack }) => {
   fits('GET', `${PATH}/{id}`, await call(stack, 'GET', `${PATH}/rsv_nothing`, undefined, internal), 404);
 });
 
+test('refused: an expiresAt Date cannot hold (a leap second), a credit to the payer itself; an expired hold is 409 before any payee check, and a late release ends it as expired', async ({ stack }) => {
+  const payer = await fundedWallet(stack, '3000000');
+  const body = (pactId: string, expiresAt: string) => ({ walletId: payer.id, amount: usd(1000000), activity: { kind: 'pact', pactId, party: 'ed25519:buyer', role: 'buyer' }, expiresAt });
+  const leap = await call(stack, 'POST', PATH, body('p_leap', '2030-06-30T23:59:60Z'), internal);
+  assert.equal([leap.status, leap.body.error, leap.body.field], [400, 'invalid_request', 'expiresAt']);
+  assert.equal(await balances(stack, payer), ['3000000', '0', '3000000'], 'nothing held');
+
+  const { reservation } = (await reserve(stack, payer.id, '1000000', 'p_self')).body;
+  const self = await call(stack, 'POST', `${PATH}/${reservation.id}/settle`, { activityState: 'SETTLED', debit: usd(1000), credits: [{ walletId: payer.id, amount: usd(1000) }], reference: 'r' }, internal);
+  assert.equal([self.status, self.body.field], [400, 'credits']);
+
+  const { now } = (await call(stack, 'POST', '/__test/clock', {})).body;
+  const soon = (await call(stack, 'POST', PATH, body('p_soon', new Date(now + 60_000).toISOString()), internal)).body.reservation;
+  // Past its expiry through the escrow's clock hook (the one clock), which does not run the wallet's keeper: the hold
+  // has lapsed, and the keeper may or may not have ended it yet; either way it is no longer held.
+  await stack.client.request('POST', '/__test/clock', { advanceMs: 61_000 });
+  const unknownPayee = await call(stack, 'POST', `${PATH}/${soon.id}/settle`, { activityState: 'SETTLED', debit: usd(1), credits: [{ walletId: 'w_1111111111111111111111', amount: usd(1) }], reference: 'r' }, internal);
+  assert.equal([unknownPayee.status, unknownPayee.body.error], [409, 'reservation_not_held']);
+  const late = await call(stack, 'POST', `${PATH}/${soon.id}/release`, {}, internal);
+  assert.equal([late.status, late.body.error, late.body.reservation.status, late.body.reservation.released], [409, 'reservation_not_held', 'expired', usd(1000000)]);
+  assert.equal(await balances(stack, payer), ['3000000', '1000000', '2000000'], 'only p_self still holds');
+});
+
 test('release gives the whole hold back once; a repeat replays; settle after it is 409', async ({ stack }) => {
   const payer = await fundedWallet(stack, '3000000');
   const { reservation } = (await reserve(stack, payer.id, '2000000', 'p_release')).body;

@@ -1,7 +1,4 @@
-import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { parsePaymentHeader } from '../../actors/admission.js';
-import { paymentOf } from '../../gateway/payment-header.js';
 import type { WalletEvent } from '../../machines/wallet/events.js';
 import type { Checkout, Wallet } from '../../machines/wallet/types.js';
 import type { Rail } from '../../rails/rail.js';
@@ -9,15 +6,14 @@ import type { Clock } from '../../runtime/clock.js';
 import { escapeHtml } from '../../gateway/html.js';
 import { walletOfBearer } from '../auth.js';
 import { statusOfWalletError, walletError, type WalletError } from '../errors.js';
-import { RailError } from '../../rails/rail.js';
 import type { IdempotencyStore } from '../idempotency.js';
 import { idempotently } from '../idempotent-route.js';
-import { topupOf } from '../ledger.js';
 import { sendWalletError } from '../reply.js';
 import { newId } from '../secrets.js';
 import { ownedKey, ownerOf, type TokenIndex } from '../token-index.js';
 import { isoTime, usd } from '../views.js';
 import type { WalletDesk } from '../wallet-desk.js';
+import { programs, registerPay } from './checkout-pay.js';
 import { BEARER, IDEMPOTENCY_HEADER } from './wallets.js';
 
 export interface CheckoutRouteDeps {
@@ -54,10 +50,8 @@ const checkoutBody = {
 
 type CheckoutBody = { amount: { amount: string; asset: 'USD' }; successUrl?: string; cancelUrl?: string };
 
-const PAID_ALREADY: WalletError = walletError('invalid_request', 'this checkout is paid already');
-
-const statusOf = (checkout: Checkout, now: number) => (checkout.status === 'open' && now >= checkout.expiresAt ? 'expired' : checkout.status);
-const dollars = (micro: string) => `$${(Number(BigInt(micro) / 10_000n) / 100).toFixed(2)}`;
+export const statusOf = (checkout: Checkout, now: number) => (checkout.status === 'open' && now >= checkout.expiresAt ? 'expired' : checkout.status);
+export const dollars = (micro: string) => `$${(Number(BigInt(micro) / 10_000n) / 100).toFixed(2)}`;
 
 export function checkoutView(checkout: Checkout, walletId: string, base: string, now: number) {
   return {
@@ -128,59 +122,7 @@ export function registerCheckoutRoutes(app: FastifyInstance, deps: CheckoutRoute
   });
 }
 
-function registerPay(app: FastifyInstance, deps: CheckoutRouteDeps): void {
-  const { desk, clock } = deps;
-  app.post<{ Params: { id: string }; Body: { rail?: unknown } | undefined }>('/checkout/:id/pay', { schema: { hide: true } }, async (request, reply) => {
-    const found = await checkoutOf(deps, request.params.id);
-    if (!found) return page(reply.code(404), 'No such checkout', '<p>This checkout does not exist.</p>');
-    const rail = deps.checkoutRails.get(String(request.body?.rail ?? ''));
-    if (!rail) return page(reply.code(400), 'Choose a rail', `<p>Pay with one of: ${[...deps.checkoutRails.keys()].map(escapeHtml).join(', ')}.</p>`);
-    const { checkout, wallet } = found;
-    if (checkout.status === 'completed') return paid(reply, checkout, true);
-    if (statusOf(checkout, clock.now()) === 'expired') return page(reply.code(410), 'Checkout expired', '<p>This checkout expired: nothing was paid. Ask for a new one.</p>');
-    // Keyed by the checkout: paying again never collects twice, whatever the page is posted. Expiry is judged
-    // when the money was taken, so a payment taken in time is credited even if it is recorded after the end.
-    const paidAt = clock.now();
-    const charge = { key: `checkout:${checkout.id}`, pactId: '', payer: `checkout-payer:${wallet.id}` as never, amount: { amount: checkout.amount, asset: rail.asset ?? 'USD' } };
-    const proof = rail.name === 'mock' ? { scheme: 'mock' } : proofOf(request.headers);
-    if (proof === undefined) {
-      const { requirement, headers } = await rail.quote(charge);
-      return reply.code(402).headers(headers ?? {}).send({ ...walletError('payment_required', `pay the requirement, then post again with X-PAYMENT (rail=${rail.name})`), requirement });
-    }
-    let receipt;
-    try {
-      receipt = await rail.collect({ ...charge, proof });
-    } catch (error) {
-      if (!(error instanceof RailError)) throw error;
-      if (rail.name !== 'mock') {
-        const { requirement } = await rail.quote(charge);
-        return sendWalletError(reply, walletError(error.code === 'rail_failure' ? 'unavailable' : 'payment_failed', error.message, { reason: error.code, requirement }));
-      }
-      return page(reply.code(402), 'Payment failed', `<p>The ${escapeHtml(rail.name)} rail refused the payment (${escapeHtml(error.code)}): nothing was credited.</p>`);
-    }
-    const outcome = await desk.change(wallet.id, (current, now): WalletEvent | WalletError => {
-      const open = current.checkouts[checkout.id];
-      if (open?.status !== 'open') return PAID_ALREADY;
-      return { type: 'checkoutPaid', at: now, paidAt, checkoutId: checkout.id, rail: rail.name, ref: receipt.ref, ...topupOf(current, open, now) };
-    });
-    reply.headers(receipt.headers ?? {});
-    if ('error' in outcome) {
-      if (outcome.error === PAID_ALREADY) return paid(reply, checkout, true);
-      return page(reply.code(409), 'Not credited', `<p>The payment was taken but could not be credited (${escapeHtml(outcome.error.message)}); it is kept under the checkout's id ${escapeHtml(checkout.id)}.</p>`);
-    }
-    const done = outcome.wallet.checkouts[checkout.id]!;
-    if (done.successUrl && rail.name === 'mock') return reply.redirect(done.successUrl, 303);
-    return paid(reply, done, false);
-  });
-}
-
 /** An http(s) URL as the WHATWG parser writes it (printable ASCII only); null when none was given, undefined when it is no such URL. */
-/** The payment proof a program sent (X-PAYMENT, or x402 v2's PAYMENT-SIGNATURE), as JSON or base64 JSON; undefined when none. */
-function proofOf(headers: IncomingHttpHeaders): unknown {
-  const payment = paymentOf(headers);
-  return payment === undefined ? undefined : (parsePaymentHeader(payment) ?? null);
-}
-
 function webUrl(text: string | undefined): string | null | undefined {
   if (text === undefined) return null;
   if (!URL.canParse(text)) return undefined;
@@ -188,26 +130,13 @@ function webUrl(text: string | undefined): string | null | undefined {
   return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed.href : undefined;
 }
 
-async function checkoutOf(deps: CheckoutRouteDeps, id: string): Promise<{ wallet: Wallet; checkout: Checkout } | undefined> {
+export async function checkoutOf(deps: CheckoutRouteDeps, id: string): Promise<{ wallet: Wallet; checkout: Checkout } | undefined> {
   const wallet = await ownerOf(deps.tokens, deps.desk, 'checkout', id);
   const checkout = wallet?.checkouts[id];
   return wallet && checkout ? { wallet, checkout } : undefined;
 }
 
-/** How a program pays on the rails other than the mock: the 402 flow of the escrow's fund call. */
-function programs(checkout: Checkout, rails: ReadonlyMap<string, Rail>): string {
-  const real = [...rails.keys()].filter((name) => name !== 'mock');
-  if (real.length === 0) return '';
-  const path = `/checkout/${escapeHtml(checkout.id)}/pay`;
-  return `<p>Programs pay with ${real.map(escapeHtml).join(', ')}: <code>POST ${path}</code> with <code>rail=&lt;name&gt;</code> answers 402 with the requirement; the same again with <code>X-PAYMENT</code> pays it.</p>`;
-}
-
-function paid(reply: FastifyReply, checkout: Checkout, before: boolean): FastifyReply {
-  const words = before ? 'This checkout is paid already: nothing more was charged.' : `Paid: ${dollars(checkout.amount)} added to the wallet.`;
-  return page(reply, 'Checkout paid', `<p>${words}</p>`);
-}
-
-function page(reply: FastifyReply, title: string, body: string): FastifyReply {
+export function page(reply: FastifyReply, title: string, body: string): FastifyReply {
   return reply
     .type('text/html; charset=utf-8')
     .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'")

@@ -6,7 +6,7 @@ import type { Reservation, Settlement, Wallet } from '../../machines/wallet/type
 import type { Clock } from '../../runtime/clock.js';
 import { walletError, type WalletError } from '../errors.js';
 import { internalOnly, type InternalTokens } from '../internal-auth.js';
-import { holdOf, releaseOf, settlementOf } from '../ledger.js';
+import { expiryOf, holdOf, releaseOf, settlementOf } from '../ledger.js';
 import { creditPayee } from '../payee-credits.js';
 import { sendWalletError } from '../reply.js';
 import { jcs } from '../../protocol/jcs.js';
@@ -119,6 +119,8 @@ export function registerReservationRoutes(app: FastifyInstance, deps: Reservatio
     const amount = BigInt(body.amount.amount);
     if (amount === 0n) return sendWalletError(reply, walletError('invalid_request', 'a reservation holds more than 0', { field: 'amount' }));
     const expiresAt = body.expiresAt === undefined ? undefined : Date.parse(body.expiresAt);
+    // JSON Schema's date-time takes what Date cannot read (a leap second, year 275760 and beyond): refused here.
+    if (expiresAt !== undefined && !Number.isSafeInteger(expiresAt)) return sendWalletError(reply, walletError('invalid_request', 'expiresAt is not a time this service can hold', { field: 'expiresAt' }));
     const id = reservationIdOf(body.walletId, idempotencyKey, body.activity);
     const bodyHash = sha256Hex(jcs(body));
     let replay: Reservation | undefined;
@@ -174,8 +176,11 @@ export function registerReservationRoutes(app: FastifyInstance, deps: Reservatio
       reference: body.reference,
       bodyHash: sha256Hex(jcs(body)),
     };
-    const problem = settlementProblem(found.reservation, settlement);
+    const problem = settlementProblem(found.wallet.id, found.reservation, settlement);
     if (problem) return sendWalletError(reply, problem);
+    const now = deps.clock.now();
+    const replayed = found.reservation.status === 'settled' && found.reservation.settlement?.bodyHash === settlement.bodyHash;
+    if (!replayed && (found.reservation.status !== 'held' || now >= found.reservation.expiresAt)) return sendWalletError(reply, notHeld(found.wallet, found.reservation, now));
     if (found.reservation.status === 'held') {
       for (const credit of settlement.credits) {
         const payee = await desk.read(credit.walletId);
@@ -207,10 +212,15 @@ export function registerReservationRoutes(app: FastifyInstance, deps: Reservatio
         const reservation = wallet.reservations[found.reservation.id]!;
         if (reservation.status === 'released') return REPLAY;
         if (reservation.status !== 'held') return notHeld(wallet, reservation, now);
+        // A hold past its expiry has lapsed: it ends as the keeper would end it, and the release is refused.
+        if (now >= reservation.expiresAt) return expiryOf(wallet, reservation, now);
         return { type: 'reservationReleased', at: now, reservationId: reservation.id, reason: request.body?.reason ?? null, ...releaseOf(wallet, reservation, now) };
       });
       if ('error' in outcome && outcome.error !== REPLAY) return sendWalletError(reply, outcome.error);
-      return answer(reply, 200, 'error' in outcome ? (await desk.read(found.wallet.id))! : outcome.wallet, found.reservation.id, deps.clock.now());
+      const wallet = 'error' in outcome ? (await desk.read(found.wallet.id))! : outcome.wallet;
+      const reservation = wallet.reservations[found.reservation.id]!;
+      if (reservation.status === 'expired') return sendWalletError(reply, notHeld(wallet, reservation, deps.clock.now()));
+      return answer(reply, 200, wallet, reservation.id, deps.clock.now());
     },
   );
 }
@@ -230,13 +240,14 @@ async function indexed(tokens: TokenIndex, id: string, walletId: string): Promis
   });
 }
 
-function settlementProblem(reservation: Reservation, settlement: Settlement): WalletError | undefined {
+function settlementProblem(payer: string, reservation: Reservation, settlement: Settlement): WalletError | undefined {
   const debit = BigInt(settlement.debit);
   if (debit > BigInt(reservation.amount)) return walletError('invalid_request', `the debit is more than the ${reservation.amount} reserved`, { field: 'debit' });
   const credited = settlement.credits.reduce((total, credit) => total + BigInt(credit.amount), 0n);
   if (credited !== debit) return walletError('invalid_request', `the credits add up to ${credited}, not the debit ${debit}`, { field: 'credits' });
   if (settlement.credits.some((credit) => BigInt(credit.amount) === 0n)) return walletError('invalid_request', 'a credit is more than 0', { field: 'credits' });
   if (new Set(settlement.credits.map((credit) => credit.walletId)).size !== settlement.credits.length) return walletError('invalid_request', 'one credit per wallet', { field: 'credits' });
+  if (settlement.credits.some((credit) => credit.walletId === payer)) return walletError('invalid_request', 'credits go to other wallets: what the payer keeps is the part not debited', { field: 'credits' });
   return undefined;
 }
 
