@@ -21,8 +21,10 @@ export interface QuoteRequest {
   pactId: string;
   payer: PartyId;
   amount: Money;
-  /** The signed fund call (absent only where a command is made without one, as in the actors' unit tests). */
+  /** The signed fund call (absent where no pact is funded: a checkout, or the actors' unit tests). */
   call?: FundCall;
+  /** The payer's address on the rail when no signed call names it (a checkout paid on mpp). */
+  railAddress?: string;
 }
 
 /** A 402's body, and the headers it goes with (mpp's `WWW-Authenticate: Payment`). */
@@ -39,8 +41,10 @@ export interface CollectRequest {
   amount: Money;
   /** The parsed `X-PAYMENT`, or the `Authorization: Payment …` credential as sent. */
   proof: unknown;
-  /** The fund call that brought the proof (absent only for collects the mock's test hook makes). */
+  /** The fund call that brought the proof (absent for a checkout's collect, and those the mock's test hook makes). */
   call?: FundCall;
+  /** The payer's address on the rail when no signed call names it (a checkout paid on mpp). */
+  railAddress?: string;
 }
 
 /** `release` pays the pot or a fee out; `refund` returns deposits and bonds. */

@@ -63,18 +63,18 @@ import { AccessJournal } from '../actors/access-journal.js';
 
 
 /**
- * The rails a checkout is paid with: the mock (a page's form, development) and x402 (a program answers the 402 with
- * X-PAYMENT). mpp binds its challenge to a signed fund call, which a checkout has not; credit cannot top itself up.
+ * The rails a checkout is paid with: the mock (a page's form, development), x402 and mpp (a program answers the 402).
+ * Credit cannot top itself up.
  */
-const CHECKOUT_RAILS = ['mock', 'x402'];
+const CHECKOUT_RAILS = ['mock', 'x402', 'mpp'];
 /** Credit is micro-USD, charged one token unit per micro-USD: only a USD stablecoin with 6 decimals may pay it. */
 const USD_STABLECOINS = ['USDC', 'USDT', 'PYUSD', 'USDG'];
 function checkoutRails(names: string[], rails: ReadonlyMap<string, Rail>, evm: Config['evm']): ReadonlyMap<string, Rail> {
   for (const name of names) {
     if (!CHECKOUT_RAILS.includes(name)) throw new Error(`WALLET_CHECKOUT_RAILS: a checkout cannot be paid with ${name} (only ${CHECKOUT_RAILS.join(', ')})`);
     if (!rails.has(name)) throw new Error(`WALLET_CHECKOUT_RAILS names ${name}, which this server does not offer (configure it first)`);
-    if (name === 'x402' && !(evm && evm.token.decimals === 6 && USD_STABLECOINS.includes(evm.token.asset))) {
-      throw new Error(`WALLET_CHECKOUT_RAILS: x402 checkouts need a USD stablecoin with 6 decimals (${USD_STABLECOINS.join(', ')}), not ${evm?.token.asset} with ${evm?.token.decimals}; set WALLET_CHECKOUT_RAILS without x402`);
+    if (name !== 'mock' && !(evm && evm.token.decimals === 6 && USD_STABLECOINS.includes(evm.token.asset))) {
+      throw new Error(`WALLET_CHECKOUT_RAILS: ${name} checkouts need a USD stablecoin with 6 decimals (${USD_STABLECOINS.join(', ')}), not ${evm?.token.asset} with ${evm?.token.decimals}; set WALLET_CHECKOUT_RAILS without ${name}`);
     }
   }
   return new Map(names.map((name) => [name, rails.get(name)!]));

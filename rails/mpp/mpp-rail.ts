@@ -44,7 +44,6 @@ export class MppRail extends EvmRail {
 
   quote(request: QuoteRequest): Quote {
     const { token, chainId } = this.escrow.config;
-    const call = fundCallOf(request);
     const challenge = Challenge.fromMethod(Methods.charge, {
       secretKey: this.config.secretKey,
       realm: this.config.realm,
@@ -56,9 +55,9 @@ export class MppRail extends EvmRail {
         recipient: this.escrow.address,
         externalId: request.key,
       },
-      description: `fund pact ${request.pactId}`,
+      description: request.call ? `fund pact ${request.pactId}` : `pay ${request.key}`,
       expires: new Date(Date.now() + this.config.challengeTtlMs).toISOString(),
-      meta: boundTo(request, call),
+      meta: boundTo(request),
     });
     const railData = {
       method: challenge.method,
@@ -84,11 +83,11 @@ export class MppRail extends EvmRail {
     const payload: unknown = credential.payload;
     const signed = typeof payload === 'object' && payload !== null ? signedAuthorizationOf({ authorization: payload, signature: (payload as { signature?: unknown }).signature }) : undefined;
     if (!signed) throw new RailError('invalid_proof', 'the credential holds no EIP-3009 authorization');
-    const named = getAddress(request.call!.call.railAddress!);
+    const named = getAddress(payerAddressOf(request));
     if (signed.authorization.from !== named) throw new RailError('wrong_payer', `the credential pays from ${signed.authorization.from}, the call names ${named}`);
     const tx = await this.escrow.collect('mpp', request, signed, () => this.verify(credential));
     const paidFrom = tx.purpose.kind === 'collect' ? tx.purpose.payer : named; // a retry's answer: who paid the round
-    await this.bindPayer(request.payer, paidFrom, request.call!).catch((error: unknown) => console.error('binding the mpp payer failed:', String(error)));
+    if (request.call) await this.bindPayer(request.payer, paidFrom, request.call).catch((error: unknown) => console.error('binding the mpp payer failed:', String(error)));
     const receipt = Receipt.from({ method: credential.challenge.method, reference: tx.hash, status: 'success', timestamp: new Date().toISOString() });
     return { key: request.key, ref: tx.hash, headers: { 'payment-receipt': Receipt.serialize(receipt) } };
   }
@@ -99,7 +98,7 @@ export class MppRail extends EvmRail {
 
   /** The credential in `Authorization: Payment …`, answering a challenge this server issued for this very call. */
   private credentialFor(request: CollectRequest): EvmCredential {
-    if (typeof request.proof !== 'string' || !request.call) throw new RailError('invalid_proof', 'the mpp rail takes the proof in Authorization: Payment <credential>');
+    if (typeof request.proof !== 'string') throw new RailError('invalid_proof', 'the mpp rail takes the proof in Authorization: Payment <credential>');
     let credential: EvmCredential;
     try {
       credential = Credential.deserialize<Record<string, unknown>>(request.proof);
@@ -109,7 +108,7 @@ export class MppRail extends EvmRail {
     const { challenge } = credential;
     if (!Challenge.verify(challenge, { secretKey: this.config.secretKey })) throw new RailError('invalid_proof', 'the challenge was not issued by this server, or was altered');
     if (challenge.method !== this.config.method || challenge.intent !== 'charge') throw new RailError('invalid_proof', `this rail charges with ${this.config.method}`);
-    const expected = boundTo(request, request.call);
+    const expected = boundTo(request);
     // The challenge's meta travels as `opaque` (base64url JSON), bound by the HMAC checked above.
     const meta = (challenge.meta ?? (challenge.opaque ? PaymentRequest.deserialize(challenge.opaque) : {})) as Record<string, unknown>;
     if (Object.entries(expected).some(([name, value]) => meta[name] !== value)) {
@@ -134,18 +133,22 @@ export class MppRail extends EvmRail {
   }
 }
 
-/** The actor asks mpp for a quote only with a fund call that names its railAddress (`needsRailAddress`). */
-function fundCallOf(request: QuoteRequest): FundCall {
-  if (!request.call?.call.railAddress) throw new Error('mpp quotes only a fund call that names call.railAddress');
-  return request.call;
+/**
+ * The payer's address: the one the signed fund call names (the actor asks only with one: `needsRailAddress`), or,
+ * where no pact is funded (a checkout), the one the request gives.
+ */
+function payerAddressOf(request: Pick<QuoteRequest, 'call' | 'railAddress'>): string {
+  const address = request.call?.call.railAddress ?? request.railAddress;
+  if (!address) throw new RailError('invalid_proof', 'mpp needs the payer\'s address (call.railAddress, or railAddress)');
+  return address;
 }
 
-/** What a challenge is bound to: the funding round (pact, party, round), the nonce, the payer address, and the signed call itself. */
-function boundTo(request: Pick<QuoteRequest, 'key'>, call: FundCall): Record<string, string> {
-  return {
-    collect: request.key,
-    stateNonce: String(call.stateNonce),
-    railAddress: call.call.railAddress ?? '',
-    call: createHash('sha256').update(call.sig).digest('base64url'),
-  };
+/**
+ * What a challenge is bound to: the collect (a pact's funding round, or a checkout) and the payer address, and for
+ * a pact's fund also the nonce and the signed call itself.
+ */
+function boundTo(request: Pick<QuoteRequest, 'key' | 'call' | 'railAddress'>): Record<string, string> {
+  const { call } = request;
+  const bound = { collect: request.key, railAddress: payerAddressOf(request) };
+  return call ? { ...bound, stateNonce: String(call.stateNonce), call: createHash('sha256').update(call.sig).digest('base64url') } : bound;
 }

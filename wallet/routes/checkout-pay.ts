@@ -41,14 +41,15 @@ function answersFor(request: FastifyRequest, reply: FastifyReply, deps: Checkout
 }
 
 /**
- * `POST /checkout/{id}/pay` with `rail`: the mock pays at once (the page's form, development); another rail (x402)
- * answers 402 with its requirement, then takes the proof in `X-PAYMENT`. The collect is keyed by the checkout, so
+ * `POST /checkout/{id}/pay` with `rail`: the mock pays at once (the page's form, development); x402 answers 402 with
+ * its requirement, then takes the proof in `X-PAYMENT`; mpp (with the payer's `railAddress`) answers 402 with its
+ * challenge, then takes `Authorization: Payment`. The collect is keyed by the checkout, so
  * paying again never takes the money twice, and the wallet is credited once. A payment taken before the checkout
  * expired is credited even when it is recorded after (a retry, or the keeper, finds it on the rail).
  */
 export function registerPay(app: FastifyInstance, deps: CheckoutRouteDeps): void {
   const { desk, clock } = deps;
-  app.post<{ Params: { id: string }; Body: { rail?: unknown } | undefined }>('/checkout/:id/pay', { schema: { hide: true } }, async (request, reply) => {
+  app.post<{ Params: { id: string }; Body: { rail?: unknown; railAddress?: unknown } | undefined }>('/checkout/:id/pay', { schema: { hide: true } }, async (request, reply) => {
     const answer = answersFor(request, reply, deps);
     const found = await checkoutOf(deps, request.params.id);
     if (!found) return answer.refuse(walletError('not_found', 'no such checkout'), 'This checkout does not exist.');
@@ -69,8 +70,18 @@ export function registerPay(app: FastifyInstance, deps: CheckoutRouteDeps): void
       if (taken) return credit(taken.ref, checkout.expiresAt - 1);
       return answer.refuse(walletError('checkout_expired', 'this checkout expired: nothing was paid; open a new one'), 'This checkout expired: nothing was paid. Ask for a new one.');
     }
+    const railAddress = request.body?.railAddress;
+    if (rail.needsRailAddress && (typeof railAddress !== 'string' || !rail.isAddress(railAddress))) {
+      return answer.refuse(walletError('invalid_request', `${rail.name} needs the payer's address on the rail in railAddress`, { field: 'railAddress' }), `Paying with ${escapeHtml(rail.name)} needs your address in railAddress.`);
+    }
     const paidAt = clock.now();
-    const charge = { key, pactId: '', payer: `checkout-payer:${wallet.id}` as never, amount: { amount: checkout.amount, asset: rail.asset ?? 'USD' } };
+    const charge = {
+      key,
+      pactId: '',
+      payer: `checkout-payer:${wallet.id}` as never,
+      amount: { amount: checkout.amount, asset: rail.asset ?? 'USD' },
+      ...(rail.needsRailAddress ? { railAddress: railAddress as string } : {}),
+    };
     const proof = rail.name === 'mock' ? { scheme: 'mock' } : proofOf(request.headers);
     if (proof === undefined) {
       const { requirement, headers } = await rail.quote(charge);
@@ -91,7 +102,7 @@ export function registerPay(app: FastifyInstance, deps: CheckoutRouteDeps): void
   });
 }
 
-/** The payment proof a program sent (X-PAYMENT, or x402 v2's PAYMENT-SIGNATURE), as JSON or base64 JSON; undefined when none. */
+/** The payment proof a program sent (X-PAYMENT or x402 v2's PAYMENT-SIGNATURE, as JSON or base64 JSON; mpp's `Authorization: Payment`); undefined when none. */
 function proofOf(headers: IncomingHttpHeaders): unknown {
   const payment = paymentOf(headers);
   return payment === undefined ? undefined : (parsePaymentHeader(payment) ?? null);
@@ -102,5 +113,5 @@ export function programs(checkout: Checkout, rails: ReadonlyMap<string, Rail>): 
   const real = [...rails.keys()].filter((name) => name !== 'mock');
   if (real.length === 0) return '';
   const path = `/checkout/${escapeHtml(checkout.id)}/pay`;
-  return `<p>Programs pay with ${real.map(escapeHtml).join(', ')}: <code>POST ${path}</code> with JSON <code>{"rail":"&lt;name&gt;"}</code> answers 402 with the requirement; the same again with <code>X-PAYMENT</code> pays it.</p>`;
+  return `<p>Programs pay with ${real.map(escapeHtml).join(', ')}: <code>POST ${path}</code> with JSON <code>{"rail":"&lt;name&gt;"}</code> (mpp: and <code>"railAddress"</code>) answers 402 with the requirement; the same again with <code>X-PAYMENT</code> (mpp: <code>Authorization: Payment</code>) pays it.</p>`;
 }

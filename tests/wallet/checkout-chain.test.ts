@@ -1,15 +1,16 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { mppPayer } from '../../client/evm-payers.js';
 import { startEvmStack, type EvmStack } from '../support/evm-chain.js';
 import { asPaymentHeader, payV2 } from '../support/evm/x402-payments.js';
 import { pairedWallet, usd, walletCall } from '../support/wallet-client.js';
 
-// A checkout paid on x402 (the escrow's rail code, on a local chain): a program asks for the requirement (402),
-// pays it with X-PAYMENT, and the wallet is credited once; the token moves once into the escrow wallet.
+// A checkout paid on x402 or mpp (the escrow's rail code, on a local chain): a program asks for the requirement
+// (402), pays it, and the wallet is credited once; the token moves once into the escrow wallet.
 
-const test = suite<EvmStack>('checkout on x402');
+const test = suite<EvmStack>('checkout on x402 and mpp');
 test.before(async (context) => {
-  Object.assign(context, await startEvmStack({ payers: 2, env: { WALLET_CHECKOUT_RAILS: 'mock,x402' } }));
+  Object.assign(context, await startEvmStack({ payers: 3, mpp: true, env: { WALLET_CHECKOUT_RAILS: 'mock,x402,mpp' } }));
 });
 test.after(async (context) => {
   await context.stop();
@@ -60,6 +61,30 @@ test('a proof for another amount, or none that parses, is refused and credits no
   const garbage = await walletCall(stack, 'POST', pay, { rail: 'x402' }, { 'x-payment': 'not json' });
   assert.equal([garbage.status, garbage.body.error, garbage.body.reason], [402, 'payment_failed', 'invalid_proof']);
   assert.equal((await walletCall(stack, 'GET', '/v1/me', undefined, wallet.auth)).body.wallet.balance, usd(0));
+});
+
+test('mpp: the challenge for the payer address, then Authorization: Payment: credited once, paid once', async (context) => {
+  const { chain, stack } = context;
+  const { wallet, pay } = await openCheckout(context);
+  const payer = chain.payers[2]!;
+  const noAddress = await walletCall(stack, 'POST', pay, { rail: 'mpp' });
+  assert.equal([noAddress.status, noAddress.body.field], [400, 'railAddress']);
+  const challenge = await walletCall(stack, 'POST', pay, { rail: 'mpp', railAddress: payer.address });
+  assert.is(challenge.status, 402, JSON.stringify(challenge.body));
+  assert.match(challenge.headers.get('www-authenticate') ?? '', /^Payment /);
+  const before = await chain.balanceOf(payer.address);
+  const credential = await mppPayer({ account: payer.account, budget: 2_000_000n })(challenge);
+  const paid = await walletCall(stack, 'POST', pay, { rail: 'mpp', railAddress: payer.address }, { authorization: credential });
+  assert.is(paid.status, 200, JSON.stringify(paid.body));
+  assert.ok(paid.headers.get('payment-receipt'));
+  const again = await walletCall(stack, 'POST', pay, { rail: 'mpp', railAddress: payer.address }, { authorization: credential });
+  assert.equal([again.status, again.body.checkout.status], [200, 'completed']);
+  assert.is(await chain.balanceOf(payer.address), before - 2_000_000n, 'paid once');
+  assert.equal((await walletCall(stack, 'GET', '/v1/me', undefined, wallet.auth)).body.wallet.balance, usd(2_000_000));
+
+  const other = await openCheckout(context);
+  const elsewhere = await walletCall(stack, 'POST', other.pay, { rail: 'mpp', railAddress: payer.address }, { authorization: credential });
+  assert.equal([elsewhere.status, elsewhere.body.error, elsewhere.body.reason], [402, 'payment_failed', 'invalid_proof'], 'a credential answers its own checkout only');
 });
 
 const DAY = 86_400_000;
