@@ -29,7 +29,7 @@ export interface Config {
    * (then WALLET_INTERNAL_TOKEN is its internal routes' token).
    */
   creditWalletUrl: string | undefined;
-  /** WALLET_CHECKOUT_RAILS: the rails a checkout is paid with (comma-separated: `mock`, which credits for nothing, development only; `x402`). */
+  /** WALLET_CHECKOUT_RAILS: the rails a checkout is paid with (comma-separated: `mock`, which credits for nothing, development only; `x402`, `mpp`). */
   walletCheckoutRails: string[];
   dataDir: string;
   /** NATS_URL: one server or several, comma-separated; unset, the node runs a private nats-server. */

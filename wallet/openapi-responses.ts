@@ -98,6 +98,19 @@ const WALLET_ROUTES: Record<string, { status: number; success: ResponseObject; r
     success: json('`{ checkout }`: open until `expiresAt`; pay it at `url`', object(['checkout'], { checkout: component('Checkout') })),
     refusals: ['invalid_request', 'unauthorized', 'wallet_suspended', 'idempotency_in_progress', 'idempotency_key_reused'],
   },
+  'GET /checkout/:id': {
+    status: 200,
+    success: { description: 'The hosted checkout page: the amount, and a form that pays it', content: { 'text/html': { schema: { type: 'string' } } } },
+    refusals: ['not_found'],
+  },
+  'POST /checkout/:id/pay': {
+    status: 200,
+    success: json(
+      '`{ checkout }`, completed (a program; the page\'s form gets pages, or a 303 to `successUrl`). With the rail\'s receipt header: `X-PAYMENT-RESPONSE` (x402), `Payment-Receipt` (mpp)',
+      object(['checkout'], { checkout: component('Checkout') }),
+    ),
+    refusals: ['invalid_request', 'not_found', 'payment_required', 'payment_failed', 'checkout_expired', 'unavailable'],
+  },
   'POST /v1/internal/agent-pact/reservations': {
     status: 201,
     success: { ...reservation, description: '`{ reservation }`, held' },
@@ -123,6 +136,15 @@ export function walletResponsesOf(route: string): Record<number, ResponseObject>
   return Object.fromEntries([[answers.status, answers.success], ...(answers.replay ? [[200, answers.replay]] : []), ...refusals]);
 }
 
+/** Details some refusals carry beside `error` and `message`. */
+const DETAILS: Partial<Record<WalletErrorCode, Record<string, Schema>>> = {
+  payment_required: { requirement: { type: 'object', description: "the rail's requirement (as the escrow's fund flow gives it); mpp adds `WWW-Authenticate: Payment`" } },
+  payment_failed: { reason: { type: 'string' }, requirement: { type: 'object' } },
+  insufficient_credit: { requested: usd, available: usd },
+  reservation_not_held: { reservation: component('Reservation') },
+};
+
 function refusal(status: number, codes: WalletErrorCode[]): ResponseObject {
-  return json(`${STATUS_CODES[status]}: ${codes.map((code) => `\`${code}\``).join(', ')}`, { allOf: [component('WalletError')], properties: { error: { enum: codes } } });
+  const details = Object.assign({}, ...codes.map((code) => DETAILS[code] ?? {}));
+  return json(`${STATUS_CODES[status]}: ${codes.map((code) => `\`${code}\``).join(', ')}`, { allOf: [component('WalletError')], properties: { error: { enum: codes }, ...details } });
 }

@@ -40,13 +40,15 @@ export async function startWalletService(
   node: { nats: Nats; level: JsonLevel; nodeId: string },
   clock: ManualOffsetClock,
   checkoutRails: ReadonlyMap<string, Rail>,
+  /** Every rail of the node but credit: where the keeper looks for a checkout's money. */
+  paymentRails: readonly Rail[],
 ): Promise<WalletService> {
   const { nats } = node;
   const desk = new WalletDesk(new WalletJournal(nats.js, nats.jsm), clock);
   const readModel = new WalletReadModel(node.level);
   const projector = new WalletProjector(nats, readModel, node.nodeId);
   await projector.start();
-  const keeper = new WalletKeeper(desk, readModel, clock, checkoutRails);
+  const keeper = new WalletKeeper(desk, readModel, clock, paymentRails);
   const app: FastifyInstance = await buildWalletApp({
     readModel,
     projector,

@@ -12,7 +12,7 @@ import type { WalletDesk } from './wallet-desk.js';
 const BATCH = 500;
 /** A settle's own request credits its payees at once; the keeper steps in only for credits older than this. */
 const OWED_GRACE_MS = 30_000;
-/** After a checkout expires, how long a payment begun before may still land (x402 authorizations live 10 minutes). */
+/** After a checkout expires, how long a payment begun before may still be recorded (a collect waits seconds; a wide margin). */
 const CHECKOUT_PAYMENTS_END_MS = 15 * 60_000;
 
 /** Nothing to do: the hold ended (or its time was moved) since the read model listed it. */
@@ -29,7 +29,8 @@ export class WalletKeeper extends PeriodicPass {
     private readonly desk: WalletDesk,
     private readonly readModel: WalletReadModel,
     private readonly clock: Clock,
-    private readonly checkoutRails: ReadonlyMap<string, Rail>,
+    /** Every rail that may have taken a checkout's money (a rail dropped from the checkout rails still holds what it took). */
+    private readonly paymentRails: readonly Rail[],
   ) {
     super('the wallet keeper');
   }
@@ -58,7 +59,7 @@ export class WalletKeeper extends PeriodicPass {
   }
 
   /**
-   * Checkouts expired long enough that no payment can still be under way (an x402 authorization lives ten minutes):
+   * Checkouts expired long enough that no payment begun before the expiry is still under way:
    * money a rail took for one, which a crash kept from being credited, is credited now; the rest is forgotten.
    */
   private async lapsedCheckouts(now: number): Promise<number> {
@@ -82,7 +83,7 @@ export class WalletKeeper extends PeriodicPass {
 
   /** The rail that took money for the checkout, and its reference. */
   private async takenFor(checkoutId: string): Promise<{ rail: string; ref: string } | undefined> {
-    for (const rail of this.checkoutRails.values()) {
+    for (const rail of this.paymentRails) {
       const receipt = await rail.collected(checkoutCollectKey(checkoutId));
       if (receipt) return { rail: rail.name, ref: receipt.ref };
     }

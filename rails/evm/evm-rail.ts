@@ -36,9 +36,10 @@ export abstract class EvmRail implements Rail {
     return asset === this.asset;
   }
 
+  /** The collect of `key` made on this rail (the escrow wallet is shared: one made on the other rail is not this one's). */
   async collected(key: string): Promise<RailReceipt | undefined> {
     const tx = await this.escrow.collected(key);
-    return tx && { key, ref: tx.hash };
+    return tx?.purpose.kind === 'collect' && tx.purpose.rail === this.name ? { key, ref: tx.hash } : undefined;
   }
 
   payout(request: PayoutRequest): Promise<RailReceipt> {

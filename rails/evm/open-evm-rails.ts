@@ -7,6 +7,7 @@ import { MppRail } from '../mpp/mpp-rail.js';
 import { X402Rail } from '../x402/x402-rail.js';
 import { chainReader, plainChain } from './chain.js';
 import type { EvmConfig } from './config.js';
+import { eip3009TokenAbi } from './token-abi.js';
 import { EscrowWallet } from './escrow-wallet.js';
 import { EvmEscrow } from './evm-escrow.js';
 import { WalletLog } from './wallet-log.js';
@@ -31,6 +32,7 @@ export interface EvmRailSettings {
 export async function openEvmRails({ evm: config, mpp, nats, addressBook, now }: EvmRailSettings): Promise<EvmRails> {
   const account = privateKeyToAccount(config.escrowKey);
   const reader = chainReader(plainChain(config.chainId, config.rpcUrl), config.pollingIntervalMs);
+  await checkDecimals(reader, config);
   const wallet = await EscrowWallet.open(account, reader, new WalletLog(nats.js, nats.jsm, account.address));
   const escrow = new EvmEscrow(config, wallet, reader, async (rail, party) => (await addressBook.addressOf(rail, party))?.address);
   await escrow.health(); // judged once before the first pact is asked for
@@ -45,4 +47,15 @@ export async function openEvmRails({ evm: config, mpp, nats, addressBook, now }:
       wallet.stop();
     },
   };
+}
+
+/**
+ * The token's decimals as the chain says them must be the configured ones: amounts are minor units of the token, and
+ * a checkout charges one per micro-USD. A mismatch stops the start (a chain that cannot say now lets it go on).
+ */
+async function checkDecimals(reader: ReturnType<typeof chainReader>, config: EvmConfig): Promise<void> {
+  const onChain = await reader.readContract({ address: config.token.address, abi: eip3009TokenAbi, functionName: 'decimals' }).catch(() => undefined);
+  if (onChain !== undefined && Number(onChain) !== config.token.decimals) {
+    throw new Error(`PACT_X402_TOKEN_DECIMALS is ${config.token.decimals}, but the token at ${config.token.address} has ${onChain} decimals`);
+  }
 }

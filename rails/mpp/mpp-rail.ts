@@ -140,7 +140,7 @@ export class MppRail extends EvmRail {
 function payerAddressOf(request: Pick<QuoteRequest, 'call' | 'railAddress'>): string {
   const address = request.call?.call.railAddress ?? request.railAddress;
   if (!address) throw new RailError('invalid_proof', 'mpp needs the payer\'s address (call.railAddress, or railAddress)');
-  return address;
+  return request.call ? address : getAddress(address); // a checkout's address however it is spelled; a signed call's as signed
 }
 
 /**

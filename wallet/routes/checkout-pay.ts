@@ -40,6 +40,15 @@ function answersFor(request: FastifyRequest, reply: FastifyReply, deps: Checkout
   };
 }
 
+const payBody = {
+  type: 'object',
+  required: ['rail'],
+  properties: {
+    rail: { type: 'string', maxLength: 32, description: 'one of WALLET_CHECKOUT_RAILS' },
+    railAddress: { type: 'string', maxLength: 128, description: "mpp: the payer's address on the chain" },
+  },
+} as const;
+
 /**
  * `POST /checkout/{id}/pay` with `rail`: the mock pays at once (the page's form, development); x402 answers 402 with
  * its requirement, then takes the proof in `X-PAYMENT`; mpp (with the payer's `railAddress`) answers 402 with its
@@ -49,11 +58,12 @@ function answersFor(request: FastifyRequest, reply: FastifyReply, deps: Checkout
  */
 export function registerPay(app: FastifyInstance, deps: CheckoutRouteDeps): void {
   const { desk, clock } = deps;
-  app.post<{ Params: { id: string }; Body: { rail?: unknown; railAddress?: unknown } | undefined }>('/checkout/:id/pay', { schema: { hide: true } }, async (request, reply) => {
+  app.post<{ Params: { id: string }; Body: { rail?: unknown; railAddress?: unknown } | undefined }>('/checkout/:id/pay', { schema: { operationId: 'payCheckout', body: payBody } }, async (request, reply) => {
     const answer = answersFor(request, reply, deps);
     const found = await checkoutOf(deps, request.params.id);
     if (!found) return answer.refuse(walletError('not_found', 'no such checkout'), 'This checkout does not exist.');
-    const rail = deps.checkoutRails.get(String(request.body?.rail ?? ''));
+    const asked = request.body?.rail;
+    const rail = typeof asked === 'string' ? deps.checkoutRails.get(asked) : undefined;
     const names = [...deps.checkoutRails.keys()];
     if (!rail) return answer.refuse(walletError('invalid_request', `pay with one of: ${names.join(', ')}`, { field: 'rail' }), `Pay with one of: ${names.map(escapeHtml).join(', ')}.`);
     const { checkout, wallet } = found;
@@ -66,7 +76,13 @@ export function registerPay(app: FastifyInstance, deps: CheckoutRouteDeps): void
     };
     if (statusOf(checkout, clock.now()) === 'expired') {
       // No collect begins after expiry, so money found on the rail was taken in time: credited, never lost.
-      const taken = await rail.collected(key).catch(() => undefined);
+      let taken;
+      try {
+        taken = await rail.collected(key);
+      } catch (error) {
+        if (!(error instanceof RailError)) throw error;
+        return answer.refuse(walletError('unavailable', `the ${rail.name} rail cannot say yet whether this checkout was paid: send the same again`), 'Whether this checkout was paid cannot be told yet: send the same again in a moment.');
+      }
       if (taken) return credit(taken.ref, checkout.expiresAt - 1);
       return answer.refuse(walletError('checkout_expired', 'this checkout expired: nothing was paid; open a new one'), 'This checkout expired: nothing was paid. Ask for a new one.');
     }
@@ -86,7 +102,8 @@ export function registerPay(app: FastifyInstance, deps: CheckoutRouteDeps): void
     if (proof === undefined) {
       const { requirement, headers } = await rail.quote(charge);
       reply.headers(headers ?? {});
-      return answer.pay(rail.name, requirement, walletError('payment_required', `pay the requirement, then post again with X-PAYMENT (rail=${rail.name})`));
+      const how = rail.needsRailAddress ? 'Authorization: Payment <credential>' : 'X-PAYMENT';
+      return answer.pay(rail.name, requirement, walletError('payment_required', `pay the requirement, then post the same again with ${how}`));
     }
     try {
       const receipt = await rail.collect({ ...charge, proof });

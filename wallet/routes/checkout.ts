@@ -99,7 +99,7 @@ export function registerCheckoutRoutes(app: FastifyInstance, deps: CheckoutRoute
     });
   });
 
-  app.get<{ Params: { id: string } }>('/checkout/:id', { schema: { hide: true } }, async (request, reply) => {
+  app.get<{ Params: { id: string } }>('/checkout/:id', { schema: { operationId: 'checkoutPage' } }, async (request, reply) => {
     const found = await checkoutOf(deps, request.params.id);
     if (!found) return page(reply.code(404), 'No such checkout', '<p>This checkout does not exist.</p>');
     const { checkout } = found;
