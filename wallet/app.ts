@@ -6,6 +6,7 @@ import { walletError } from './errors.js';
 import { WALLET_COMPONENTS, walletResponsesOf } from './openapi-responses.js';
 import { sendWalletError } from './reply.js';
 import { registerCheckoutRoutes, type CheckoutRouteDeps } from './routes/checkout.js';
+import { registerDiscoveryRoutes, type DiscoveryRouteDeps } from './routes/discovery.js';
 import { registerPairingRoutes, type PairingRouteDeps } from './routes/pairings.js';
 import { registerReservationRoutes, type ReservationRouteDeps } from './routes/reservations.js';
 import { registerWalletRoutes, type WalletRouteDeps } from './routes/wallets.js';
@@ -15,7 +16,7 @@ import type { WalletProjector } from './wallet-projector.js';
 /** The OpenAPI document's title and version (WALLET-DECISIONS.md). */
 export const WALLET_API = { title: 'Wallet', version: '0.5.0' } as const;
 
-export interface WalletAppDeps extends WalletRouteDeps, CheckoutRouteDeps, ReservationRouteDeps, Omit<PairingRouteDeps, 'clock'> {
+export interface WalletAppDeps extends WalletRouteDeps, CheckoutRouteDeps, ReservationRouteDeps, DiscoveryRouteDeps, Omit<PairingRouteDeps, 'clock'> {
   /** Test hooks: `POST /__test/clock` moves the process's one clock (the escrow's too), then runs the keeper. */
   testHooks: WalletTestHooks | undefined;
 }
@@ -38,7 +39,7 @@ export async function buildWalletApp(deps: WalletAppDeps): Promise<FastifyInstan
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { ...WALLET_API, description: 'Prepaid credit for agents: wallets, pairing, checkout, the usage ledger and reservations. Every refusal is `{ error, message, ...details }`.' },
+      info: { ...WALLET_API, description: 'Prepaid credit for agents: the capability catalog, the x402 and MPP registry and discovery, wallets, pairing, checkout, the usage ledger and reservations. Every refusal is `{ error, message, ...details }`.' },
       components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } }, schemas: WALLET_COMPONENTS },
     },
     transform: ({ schema, url, route }) => {
@@ -52,6 +53,7 @@ export async function buildWalletApp(deps: WalletAppDeps): Promise<FastifyInstan
   registerPairingRoutes(app, { ...deps, clock: deps.clock });
   registerCheckoutRoutes(app, deps);
   registerReservationRoutes(app, deps);
+  registerDiscoveryRoutes(app, deps);
   if (deps.testHooks) registerWalletTestClock(app, deps.testHooks);
   return app;
 }

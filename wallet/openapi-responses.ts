@@ -7,7 +7,7 @@ import { WALLET_ERROR_STATUS, type WalletErrorCode } from './errors.js';
 // What the wallet routes answer, for GET /openapi.json only (added to the document by the swagger transform, never
 // to the routes: a response schema would make Fastify drop every field it does not name).
 
-type ComponentName = 'WalletError' | 'Usd' | 'Wallet' | 'Pairing' | 'Checkout' | 'Reservation' | 'LedgerEntry';
+type ComponentName = 'WalletError' | 'Usd' | 'Wallet' | 'Pairing' | 'Checkout' | 'Reservation' | 'LedgerEntry' | 'Capability' | 'RegistryItem';
 const component = (name: ComponentName): Schema => ({ $ref: `#/components/schemas/${name}` });
 const time: Schema = { type: 'string', format: 'date-time' };
 const nullableTime: Schema = { type: ['string', 'null'], format: 'date-time' };
@@ -55,6 +55,23 @@ export const WALLET_COMPONENTS: Record<ComponentName, OpenAPIV3_1.SchemaObject> 
     finalizedAt: nullableTime,
     ledgerTxIds: { type: 'array', items: { type: 'string' } },
   }),
+  Capability: object(['id', 'name', 'description', 'category', 'tags', 'inputSchema', 'outputSchema', 'pricing', 'providers', 'status'], {
+    id: { type: 'string', description: 'a dotted slug, e.g. web.extract' },
+    pricing: object(['mode', 'price', 'maxPrice'], { mode: { enum: ['fixed', 'dynamic'] }, price: usd, maxPrice: usd }),
+    providers: { type: 'array', items: object(['registryId', 'rail', 'price', 'status'], { rail: { enum: ['x402', 'mpp'] }, price: usd, status: { enum: ['active', 'unreachable'] } }) },
+    status: { enum: ['active', 'unavailable'] },
+  }),
+  RegistryItem: object(['id', 'rail', 'source', 'serviceName', 'provider', 'resource', 'method', 'description', 'tags', 'categories', 'payment', 'price', 'input', 'quality', 'status', 'firstSeenAt', 'lastSeenAt', 'lastCheckedAt'], {
+    id: { type: 'string', pattern: '^rg_' },
+    rail: { enum: ['x402', 'mpp'] },
+    payment: object(['network', 'asset', 'decimals', 'amount', 'payTo'], { amount: { type: 'string', description: "base units of the provider's token" } }),
+    price: { ...usd, description: 'one call, in micro-USD' },
+    quality: object(['calls30d', 'uniquePayers30d', 'lastCalledAt'], {}),
+    status: { enum: ['active', 'unreachable'] },
+    firstSeenAt: time,
+    lastSeenAt: time,
+    lastCheckedAt: nullableTime,
+  }),
   LedgerEntry: object(['id', 'type', 'amount', 'balanceAfter', 'availableAfter', 'reference', 'transactionId', 'createdAt'], {
     type: { enum: ['topup', 'hold', 'hold_release', 'debit', 'credit', 'refund', 'adjustment'] },
     amount: usd,
@@ -69,6 +86,36 @@ const reservation = json('`{ reservation }`', object(['reservation'], { reservat
 
 /** Each documented route: its success (status and body) and the codes it may refuse with. */
 const WALLET_ROUTES: Record<string, { status: number; success: ResponseObject; replay?: ResponseObject; refusals: WalletErrorCode[] }> = {
+  'GET /v1/catalog': {
+    status: 200,
+    success: json('`{ version, updatedAt, capabilities }`', object(['version', 'updatedAt', 'capabilities'], { capabilities: { type: 'array', items: component('Capability') } })),
+    refusals: ['invalid_request'],
+  },
+  'GET /v1/registry': {
+    status: 200,
+    success: json('`{ items, nextCursor }`: one item per (service, endpoint)', object(['items', 'nextCursor'], { items: { type: 'array', items: component('RegistryItem') }, nextCursor: { type: ['string', 'null'] } })),
+    refusals: ['invalid_request'],
+  },
+  'POST /v1/discover': {
+    status: 200,
+    success: json(
+      '`{ task, results, rankedAt }`: best first',
+      object(['task', 'results', 'rankedAt'], {
+        results: {
+          type: 'array',
+          items: object(['rank', 'score', 'capabilityId', 'registryId', 'name', 'rail', 'price', 'executable', 'blockingRequirements', 'reasons', 'signals'], {
+            price: usd,
+            executable: { type: 'boolean' },
+            blockingRequirements: { type: 'array', items: { type: 'string' } },
+            reasons: { type: 'array', items: { type: 'string' } },
+            signals: object(['relevance', 'quality', 'price', 'freshness'], {}),
+          }),
+        },
+        rankedAt: time,
+      }),
+    ),
+    refusals: ['invalid_request'],
+  },
   'POST /v1/wallets': {
     status: 201,
     success: json('`{ wallet, pairing }`: a new wallet, waiting to be paired', object(['wallet', 'pairing'], { wallet: component('Wallet'), pairing: component('Pairing') })),

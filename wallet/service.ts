@@ -7,6 +7,8 @@ import { buildWalletApp } from './app.js';
 import { WalletKeeper } from './wallet-keeper.js';
 import { WalletProjector } from './wallet-projector.js';
 import { WalletReadModel } from './read-model.js';
+import { Catalog } from './registry/catalog.js';
+import { Registry } from './registry/registry.js';
 import { IdempotencyStore } from './idempotency.js';
 import type { InternalTokens } from './internal-auth.js';
 import { WalletJournal } from './journal.js';
@@ -25,6 +27,9 @@ export interface WalletServiceSettings {
   internalTokens: InternalTokens;
   reservationTtlMs: number;
 }
+
+/** What keeps every provider from being executed from here, until `POST /v1/executions` is built. */
+const EXECUTIONS_NOT_BUILT = 'provider calls (POST /v1/executions) are not built on this server yet';
 
 /** How often the keeper looks for lapsed holds and credits never applied. */
 const KEEPER_EVERY_MS = 5_000;
@@ -49,7 +54,11 @@ export async function startWalletService(
   const projector = new WalletProjector(nats, readModel, node.nodeId);
   await projector.start();
   const keeper = new WalletKeeper(desk, readModel, clock, paymentRails);
+  const registry = Registry.shipped();
   const app: FastifyInstance = await buildWalletApp({
+    registry,
+    catalog: new Catalog(registry),
+    blocking: () => [EXECUTIONS_NOT_BUILT],
     readModel,
     projector,
     desk,

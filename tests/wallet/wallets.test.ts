@@ -152,7 +152,7 @@ test('the OpenAPI document: title Wallet, version 0.5.0, the routes built', asyn
   assert.is(body.openapi, '3.1.0');
   assert.equal(body.info.title, 'Wallet');
   assert.equal(body.info.version, '0.5.0');
-  const paths = ['/v1/wallets', '/v1/wallets/{id}', '/v1/me', '/v1/pairings/claim', '/v1/checkout', '/v1/internal/agent-pact/reservations', '/v1/internal/agent-pact/reservations/{id}', '/v1/internal/agent-pact/reservations/{id}/settle', '/v1/internal/agent-pact/reservations/{id}/release'];
+  const paths = ['/v1/catalog', '/v1/registry', '/v1/discover', '/v1/wallets', '/v1/wallets/{id}', '/v1/me', '/v1/pairings/claim', '/v1/checkout', '/v1/internal/agent-pact/reservations', '/v1/internal/agent-pact/reservations/{id}', '/v1/internal/agent-pact/reservations/{id}/settle', '/v1/internal/agent-pact/reservations/{id}/release'];
   for (const path of paths) assert.ok(body.paths[path], path);
   assert.not.ok(body.paths['/__test/clock']);
   const result = await new Validator().validate(body);
