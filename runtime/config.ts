@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { DEFAULT_JOURNAL_MAX_BYTES } from '../actors/nats.js';
 import { accessConfig, type AccessConfig } from '../access/config.js';
+import { parseSources, type RegistrySource } from '../wallet/registry/refresher.js';
 import { evaluatorConfig, type EvaluatorConfig } from '../evaluator/config.js';
 import type { BlobLimits } from '../gateway/blob-routes.js';
 import { evmConfig, type EvmConfig } from '../rails/evm/config.js';
@@ -29,6 +30,10 @@ export interface Config {
    * (then WALLET_INTERNAL_TOKEN is its internal routes' token).
    */
   creditWalletUrl: string | undefined;
+  /** WALLET_REGISTRY_SOURCES: `x402-bazaar=<url>,mpp-directory=<url>`, read into the registry beside its shipped snapshots. */
+  walletRegistrySources: RegistrySource[];
+  /** WALLET_REGISTRY_REFRESH_MS: how often the sources are read again and their endpoints checked. */
+  walletRegistryRefreshMs: number;
   /** WALLET_CHECKOUT_RAILS: the rails a checkout is paid with (comma-separated: `mock`, which credits for nothing, development only; `x402`, `mpp`). */
   walletCheckoutRails: string[];
   dataDir: string;
@@ -103,6 +108,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     walletInternalToken: env.WALLET_INTERNAL_TOKEN || undefined,
     walletReservationTtlMs: Math.max(1, integer('WALLET_RESERVATION_TTL_MS', 7 * 86_400_000, env)),
     creditWalletUrl: creditWalletUrl(env),
+    walletRegistrySources: parseSources(env.WALLET_REGISTRY_SOURCES),
+    walletRegistryRefreshMs: Math.max(1_000, integer('WALLET_REGISTRY_REFRESH_MS', 3_600_000, env)),
     // Mock checkouts credit for nothing: on by default only where no real rail is configured (development).
     walletCheckoutRails: (env.WALLET_CHECKOUT_RAILS ?? (env.PACT_X402_RPC_URL ? '' : 'mock')).split(',').map((rail) => rail.trim()).filter(Boolean),
     dataDir: resolve(env.PACT_DATA_DIR || './data'),

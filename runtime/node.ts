@@ -324,7 +324,7 @@ async function startRoles(config: Config, natsServer: NatsEndpoint): Promise<Pac
   });
   await app.listen({ port: config.port, host: config.host });
   const { port } = app.server.address() as { port: number }; // PACT_PORT=0 picks a free port
-  const wallet = await startWalletService({ port: config.walletPort, host: config.host, publicUrl: config.walletPublicUrl, claimsPerMinute: config.walletClaimsPerMinute, createsPerMinute: config.walletCreatesPerMinute, testHooks: config.testHooks, internalTokens: { configured: config.walletInternalToken, node: config.creditWalletUrl ? undefined : creditToken }, reservationTtlMs: config.walletReservationTtlMs }, { nats: nats.host, level, nodeId }, clock, checkoutRails(config.walletCheckoutRails, rails, config.evm), [...rails.values()].filter((rail) => rail.name !== 'credit'));
+  const wallet = await startWalletService({ port: config.walletPort, host: config.host, publicUrl: config.walletPublicUrl, claimsPerMinute: config.walletClaimsPerMinute, createsPerMinute: config.walletCreatesPerMinute, testHooks: config.testHooks, internalTokens: { configured: config.walletInternalToken, node: config.creditWalletUrl ? undefined : creditToken }, reservationTtlMs: config.walletReservationTtlMs, registrySources: config.walletRegistrySources, registryRefreshMs: config.walletRegistryRefreshMs }, { nats: nats.host, level, nodeId }, clock, checkoutRails(config.walletCheckoutRails, rails, config.evm), [...rails.values()].filter((rail) => rail.name !== 'credit'));
   walletHere = selfUrl(config.host, { port: Number(new URL(wallet.url).port) } as AddressInfo);
   await credit.start();
   void keeper.tick();

@@ -9,6 +9,7 @@ import { WalletProjector } from './wallet-projector.js';
 import { WalletReadModel } from './read-model.js';
 import { Catalog } from './registry/catalog.js';
 import { Registry } from './registry/registry.js';
+import { RegistryRefresher, type RegistrySource } from './registry/refresher.js';
 import { IdempotencyStore } from './idempotency.js';
 import type { InternalTokens } from './internal-auth.js';
 import { WalletJournal } from './journal.js';
@@ -26,6 +27,9 @@ export interface WalletServiceSettings {
   /** The bearers of the internal reservation routes: WALLET_INTERNAL_TOKEN, and this process's credit rail's. */
   internalTokens: InternalTokens;
   reservationTtlMs: number;
+  /** Registry sources to read beside the shipped snapshots, and how often. */
+  registrySources: RegistrySource[];
+  registryRefreshMs: number;
 }
 
 /** What keeps every provider from being executed from here, until `POST /v1/executions` is built. */
@@ -55,6 +59,11 @@ export async function startWalletService(
   await projector.start();
   const keeper = new WalletKeeper(desk, readModel, clock, paymentRails);
   const registry = Registry.shipped();
+  const refresher = new RegistryRefresher(registry, settings.registrySources, () => clock.now());
+  if (settings.registrySources.length > 0) {
+    await refresher.run();
+    refresher.start(settings.registryRefreshMs);
+  }
   const app: FastifyInstance = await buildWalletApp({
     registry,
     catalog: new Catalog(registry),
@@ -81,6 +90,7 @@ export async function startWalletService(
     url: `http://${settings.host}:${port}`,
     async close() {
       keeper.stop();
+      refresher.stop();
       await app.close();
       await projector.stop();
     },

@@ -61,6 +61,20 @@ export class Registry {
     });
   }
 
+  /**
+   * Puts a source's items in place of what it gave before (an item it gave before keeps when it was first seen and
+   * its last check until checked again).
+   */
+  replaceSource(source: string, items: RegistryItem[]): void {
+    const before = new Map(this.items.filter((item) => item.source === source).map((item) => [item.id, item]));
+    const kept = this.items.filter((item) => item.source !== source);
+    const fresh = items.map((item) => {
+      const earlier = before.get(item.id);
+      return earlier ? { ...item, firstSeenAt: earlier.firstSeenAt, status: earlier.status, lastCheckedAt: earlier.lastCheckedAt } : item;
+    });
+    this.items = [...kept.filter((item) => !fresh.some((f) => f.id === item.id)), ...fresh].sort((a, b) => a.id.localeCompare(b.id));
+  }
+
   /** Marks an item as answering or not (its health check); `at` is when it was checked. */
   mark(id: string, status: RegistryItem['status'], at: string): void {
     this.items = this.items.map((item) => (item.id === id ? { ...item, status, lastCheckedAt: at, ...(status === 'active' ? { lastSeenAt: at } : {}) } : item));
