@@ -2,6 +2,7 @@ import type { AnyStateMachine } from 'xstate';
 import { offerMachine } from '../machines/offer/machine.js';
 import { pactMachine } from '../machines/pact/machine.js';
 import { checkoutMachine } from '../machines/wallet/checkout-machine.js';
+import { executionMachine } from '../machines/wallet/execution-machine.js';
 import { walletMachine } from '../machines/wallet/machine.js';
 import { reservationMachine } from '../machines/wallet/reservation-machine.js';
 
@@ -44,5 +45,11 @@ export const MACHINES: readonly MachineEntry[] = [
     source: 'machines/wallet/checkout-machine.ts',
     summary: 'A hosted checkout: paid once, with money the rail took before it expired.',
     machine: checkoutMachine,
+  },
+  {
+    name: 'execution',
+    source: 'machines/wallet/execution-machine.ts',
+    summary: 'A paid provider call: charged on an answer, released on a failure, held when it is lost after a payment.',
+    machine: executionMachine,
   },
 ];

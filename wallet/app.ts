@@ -7,16 +7,19 @@ import { WALLET_COMPONENTS, walletResponsesOf } from './openapi-responses.js';
 import { sendWalletError } from './reply.js';
 import { registerCheckoutRoutes, type CheckoutRouteDeps } from './routes/checkout.js';
 import { registerDiscoveryRoutes, type DiscoveryRouteDeps } from './routes/discovery.js';
+import { registerExecutionRoutes, type ExecutionRouteDeps } from './routes/executions.js';
 import { registerPairingRoutes, type PairingRouteDeps } from './routes/pairings.js';
 import { registerReservationRoutes, type ReservationRouteDeps } from './routes/reservations.js';
 import { registerWalletRoutes, type WalletRouteDeps } from './routes/wallets.js';
 import type { WalletKeeper } from './wallet-keeper.js';
 import type { WalletProjector } from './wallet-projector.js';
+import type { Providers } from './executions/providers.js';
+import type { Registry } from './registry/registry.js';
 
 /** The OpenAPI document's title and version (WALLET-DECISIONS.md). */
 export const WALLET_API = { title: 'Wallet', version: '0.5.0' } as const;
 
-export interface WalletAppDeps extends WalletRouteDeps, CheckoutRouteDeps, ReservationRouteDeps, DiscoveryRouteDeps, Omit<PairingRouteDeps, 'clock'> {
+export interface WalletAppDeps extends WalletRouteDeps, CheckoutRouteDeps, ReservationRouteDeps, DiscoveryRouteDeps, ExecutionRouteDeps, Omit<PairingRouteDeps, 'clock'> {
   /** Test hooks: `POST /__test/clock` moves the process's one clock (the escrow's too), then runs the keeper. */
   testHooks: WalletTestHooks | undefined;
 }
@@ -54,7 +57,8 @@ export async function buildWalletApp(deps: WalletAppDeps): Promise<FastifyInstan
   registerCheckoutRoutes(app, deps);
   registerReservationRoutes(app, deps);
   registerDiscoveryRoutes(app, deps);
-  if (deps.testHooks) registerWalletTestClock(app, deps.testHooks);
+  registerExecutionRoutes(app, deps);
+  if (deps.testHooks) registerWalletTestHooks(app, deps.testHooks);
   return app;
 }
 
@@ -76,9 +80,20 @@ export interface WalletTestHooks {
   clock: ManualOffsetClock;
   keeper: WalletKeeper;
   projector: WalletProjector;
+  providers: Providers;
+  registry: Registry;
 }
 
-function registerWalletTestClock(app: FastifyInstance, { clock, keeper, projector }: WalletTestHooks): void {
+function registerWalletTestHooks(app: FastifyInstance, { clock, keeper, projector, providers, registry }: WalletTestHooks): void {
+  // The next provider call (to the registry item named, or to any) fails, as a provider's failure would.
+  const providerBody = { type: 'object', required: ['failNext'], additionalProperties: false, properties: { registryId: { type: 'string', maxLength: 64 }, failNext: { const: true } } } as const;
+  app.post<{ Body: { registryId?: string; failNext: true } }>('/__test/providers', { schema: { body: providerBody } }, async (request, reply) => {
+    const { registryId } = request.body;
+    const item = registryId === undefined ? undefined : registry.get(registryId);
+    if (registryId !== undefined && !item) return sendWalletError(reply, walletError('not_found', `no registry item ${registryId}`));
+    providers.failNext(item?.resource);
+    return { failNext: registryId ?? 'any' };
+  });
   const body = { type: 'object', additionalProperties: false, properties: { advanceMs: { type: 'integer', minimum: 0 }, set: { type: 'integer', minimum: 0 } } } as const;
   app.post<{ Body: { advanceMs?: number; set?: number } }>('/__test/clock', { schema: { body } }, async (request) => {
     if (request.body.set !== undefined) clock.set(request.body.set);

@@ -1,5 +1,5 @@
 import type { WalletEvent } from '../machines/wallet/events.js';
-import type { Checkout, LedgerEntry, LedgerTransaction, Reservation, Settlement, Wallet } from '../machines/wallet/types.js';
+import type { Checkout, Execution, LedgerEntry, LedgerTransaction, Reservation, Settlement, Wallet } from '../machines/wallet/types.js';
 import type { WalletEntry } from './journal.js';
 import { newId } from './secrets.js';
 import { isoTime, usd } from './views.js';
@@ -11,6 +11,8 @@ export const accounts = {
   funding: 'system:funding',
   /** Credit on its way from a settling wallet to the wallets it pays (each credit takes it out once). */
   transfers: 'system:transfers',
+  /** What executions paid providers. */
+  providerSpend: 'system:provider_spend',
 } as const;
 
 type Change = { balance: bigint; held: bigint };
@@ -23,21 +25,48 @@ function entryOn(type: LedgerEntry['type'], amount: bigint, after: Change, refer
 const now = (wallet: Wallet): Change => ({ balance: BigInt(wallet.balance), held: BigInt(wallet.held) });
 const reservationRef = (id: string) => ({ kind: 'reservation', id });
 
-/** Available credit held for a reservation. */
-export function holdOf(wallet: Wallet, reservation: Reservation, at: number) {
-  const amount = BigInt(reservation.amount);
+type Reference = LedgerEntry['reference'];
+const executionRef = (id: string) => ({ kind: 'execution', id });
+
+/** `amount` of available credit held, for what `reference` names. */
+function holdFor(wallet: Wallet, amount: bigint, reference: Reference, at: number) {
   const transaction: LedgerTransaction = { id: newId('tx'), legs: [{ account: accounts.available(wallet.id), amount: `-${amount}` }, { account: accounts.held(wallet.id), amount: `${amount}` }] };
   const after = { ...now(wallet), held: now(wallet).held + amount };
-  return { transaction, entry: entryOn('hold', -amount, after, reservationRef(reservation.id), transaction.id, at) };
+  return { transaction, entry: entryOn('hold', -amount, after, reference, transaction.id, at) };
 }
 
-/** A held reservation back to available. */
-export function releaseOf(wallet: Wallet, reservation: Reservation, at: number) {
-  const amount = BigInt(reservation.amount);
+/** A hold of `amount` back to available. */
+function releaseFor(wallet: Wallet, amount: bigint, reference: Reference, at: number) {
   const transaction: LedgerTransaction = { id: newId('tx'), legs: [{ account: accounts.held(wallet.id), amount: `-${amount}` }, { account: accounts.available(wallet.id), amount: `${amount}` }] };
   const after = { ...now(wallet), held: now(wallet).held - amount };
-  return { transaction, entry: entryOn('hold_release', amount, after, reservationRef(reservation.id), transaction.id, at) };
+  return { transaction, entry: entryOn('hold_release', amount, after, reference, transaction.id, at) };
 }
+
+/**
+ * A hold of `amount` ended with `debit` leaving to `account`, the rest available again. Shown as the hold coming back
+ * whole, then the debit leaving: each entry with the balances after it, so the owner's entries add up to the balance
+ * (the hold already took the amount out of what is available).
+ */
+function debitFor(wallet: Wallet, amount: bigint, debit: bigint, account: string, reference: Reference, at: number) {
+  const transaction: LedgerTransaction = {
+    id: newId('tx'),
+    legs: [
+      { account: accounts.held(wallet.id), amount: `-${amount}` },
+      { account, amount: `${debit}` },
+      { account: accounts.available(wallet.id), amount: `${amount - debit}` },
+    ],
+  };
+  const released = { ...now(wallet), held: now(wallet).held - amount };
+  const debited = { ...released, balance: released.balance - debit };
+  const entries = [entryOn('hold_release', amount, released, reference, transaction.id, at), ...(debit > 0n ? [entryOn('debit', -debit, debited, reference, transaction.id, at)] : [])];
+  return { transaction, entries };
+}
+
+/** Available credit held for a reservation. */
+export const holdOf = (wallet: Wallet, reservation: Reservation, at: number) => holdFor(wallet, BigInt(reservation.amount), reservationRef(reservation.id), at);
+
+/** A held reservation back to available. */
+export const releaseOf = (wallet: Wallet, reservation: Reservation, at: number) => releaseFor(wallet, BigInt(reservation.amount), reservationRef(reservation.id), at);
 
 /** A hold past its `expiresAt`, released whole (by the keeper, or by a release that came too late). */
 export function expiryOf(wallet: Wallet, reservation: Reservation, at: number): WalletEvent {
@@ -45,28 +74,18 @@ export function expiryOf(wallet: Wallet, reservation: Reservation, at: number): 
 }
 
 /** A held reservation settled: the debit leaves for the payees (through `system:transfers`), the rest is available again. */
-export function settlementOf(wallet: Wallet, reservation: Reservation, settlement: Settlement, at: number) {
-  const amount = BigInt(reservation.amount);
-  const debit = BigInt(settlement.debit);
-  const rest = amount - debit;
-  const transaction: LedgerTransaction = {
-    id: newId('tx'),
-    legs: [
-      { account: accounts.held(wallet.id), amount: `-${amount}` },
-      { account: accounts.transfers, amount: `${debit}` },
-      { account: accounts.available(wallet.id), amount: `${rest}` },
-    ],
-  };
-  // Shown as the hold coming back whole, then the debit leaving: each entry with the balances after it, so the
-  // owner's entries add up to the balance (the hold already took the amount out of what is available).
-  const released = { ...now(wallet), held: now(wallet).held - amount };
-  const debited = { ...released, balance: released.balance - debit };
-  const entries = [
-    entryOn('hold_release', amount, released, reservationRef(reservation.id), transaction.id, at),
-    ...(debit > 0n ? [entryOn('debit', -debit, debited, reservationRef(reservation.id), transaction.id, at)] : []),
-  ];
-  return { transaction, entries };
-}
+export const settlementOf = (wallet: Wallet, reservation: Reservation, settlement: Settlement, at: number) =>
+  debitFor(wallet, BigInt(reservation.amount), BigInt(settlement.debit), accounts.transfers, reservationRef(reservation.id), at);
+
+/** An execution's price held. */
+export const executionHoldOf = (wallet: Wallet, execution: Execution, at: number) => holdFor(wallet, BigInt(execution.reserved), executionRef(execution.id), at);
+
+/** An execution captured: its price to `system:provider_spend`, the rest of its hold back. */
+export const executionCaptureOf = (wallet: Wallet, execution: Execution, at: number) =>
+  debitFor(wallet, BigInt(execution.reserved), BigInt(execution.quoted), accounts.providerSpend, executionRef(execution.id), at);
+
+/** A failed execution's hold back whole. */
+export const executionReleaseOf = (wallet: Wallet, execution: Execution, at: number) => releaseFor(wallet, BigInt(execution.reserved), executionRef(execution.id), at);
 
 /** A payee's share of another wallet's settlement, out of `system:transfers`. */
 export function creditOf(wallet: Wallet, reservationId: string, amount: bigint, at: number) {
@@ -114,7 +133,11 @@ function entriesOf(event: WalletEntry['event']): LedgerEntry[] {
     case 'reservationExpired':
     case 'credited':
       return [event.entry];
+    case 'executionStarted':
+    case 'executionFailed':
+      return [event.entry];
     case 'reservationSettled':
+    case 'executionSucceeded':
       return event.entries;
     default:
       return [];

@@ -7,7 +7,7 @@ import { WALLET_ERROR_STATUS, type WalletErrorCode } from './errors.js';
 // What the wallet routes answer, for GET /openapi.json only (added to the document by the swagger transform, never
 // to the routes: a response schema would make Fastify drop every field it does not name).
 
-type ComponentName = 'WalletError' | 'Usd' | 'Wallet' | 'Pairing' | 'Checkout' | 'Reservation' | 'LedgerEntry' | 'Capability' | 'RegistryItem';
+type ComponentName = 'WalletError' | 'Usd' | 'Wallet' | 'Pairing' | 'Checkout' | 'Reservation' | 'LedgerEntry' | 'Capability' | 'RegistryItem' | 'Execution' | 'Receipt';
 const component = (name: ComponentName): Schema => ({ $ref: `#/components/schemas/${name}` });
 const time: Schema = { type: 'string', format: 'date-time' };
 const nullableTime: Schema = { type: ['string', 'null'], format: 'date-time' };
@@ -58,7 +58,7 @@ export const WALLET_COMPONENTS: Record<ComponentName, OpenAPIV3_1.SchemaObject> 
   Capability: object(['id', 'name', 'description', 'category', 'tags', 'inputSchema', 'outputSchema', 'pricing', 'providers', 'status'], {
     id: { type: 'string', description: 'a dotted slug, e.g. web.extract' },
     pricing: object(['mode', 'price', 'maxPrice'], { mode: { enum: ['fixed', 'dynamic'] }, price: usd, maxPrice: usd }),
-    providers: { type: 'array', items: object(['registryId', 'rail', 'price', 'status'], { rail: { enum: ['x402', 'mpp'] }, price: usd, status: { enum: ['active', 'unreachable'] } }) },
+    providers: { type: 'array', items: object(['registryId', 'rail', 'resource', 'method', 'price', 'status'], { registryId: { type: ['string', 'null'], description: 'null: a plain HTTP provider the catalog prices' }, rail: { enum: ['http', 'x402', 'mpp'] }, price: usd, status: { enum: ['active', 'unreachable'] } }) },
     status: { enum: ['active', 'unavailable'] },
   }),
   RegistryItem: object(['id', 'rail', 'source', 'serviceName', 'provider', 'resource', 'method', 'description', 'tags', 'categories', 'payment', 'price', 'input', 'quality', 'status', 'firstSeenAt', 'lastSeenAt', 'lastCheckedAt'], {
@@ -71,6 +71,28 @@ export const WALLET_COMPONENTS: Record<ComponentName, OpenAPIV3_1.SchemaObject> 
     firstSeenAt: time,
     lastSeenAt: time,
     lastCheckedAt: nullableTime,
+  }),
+  Execution: object(['id', 'capabilityId', 'rail', 'provider', 'status', 'quoted', 'reserved', 'charged', 'released', 'inputHash', 'outputHash', 'createdAt', 'finishedAt'], {
+    id: { type: 'string', pattern: '^ex_' },
+    rail: { enum: ['http', 'x402', 'mpp'] },
+    status: { enum: ['pending', 'succeeded', 'failed', 'ambiguous'] },
+    quoted: usd,
+    reserved: usd,
+    charged: usd,
+    released: usd,
+    createdAt: time,
+    finishedAt: nullableTime,
+  }),
+  Receipt: object(['id', 'executionId', 'walletId', 'rail', 'provider', 'quoted', 'reserved', 'charged', 'released', 'providerPayment', 'inputHash', 'outputHash', 'ledgerTxIds', 'issuedAt'], {
+    id: { type: 'string', pattern: '^rc_' },
+    provider: object(['registryId', 'resource', 'method'], {}),
+    quoted: usd,
+    reserved: usd,
+    charged: usd,
+    released: usd,
+    inputHash: { type: 'string', description: 'SHA-256 hex of the JCS of the input' },
+    outputHash: { type: ['string', 'null'], description: 'SHA-256 hex of the JCS of the output' },
+    issuedAt: time,
   }),
   LedgerEntry: object(['id', 'type', 'amount', 'balanceAfter', 'availableAfter', 'reference', 'transactionId', 'createdAt'], {
     type: { enum: ['topup', 'hold', 'hold_release', 'debit', 'credit', 'refund', 'adjustment'] },
@@ -115,6 +137,16 @@ const WALLET_ROUTES: Record<string, { status: number; success: ResponseObject; r
       }),
     ),
     refusals: ['invalid_request'],
+  },
+  'POST /v1/executions': {
+    status: 200,
+    success: json('`{ execution, result, receipt, wallet }`: the provider\'s answer, and what it cost', object(['execution', 'result', 'receipt'], { execution: component('Execution'), result: {}, receipt: component('Receipt') })),
+    refusals: ['invalid_request', 'unauthorized', 'not_found', 'topup_required', 'wallet_suspended', 'idempotency_in_progress', 'idempotency_key_reused', 'price_above_max', 'provider_failed', 'unavailable'],
+  },
+  'GET /v1/executions/:id': {
+    status: 200,
+    success: json('`{ execution, receipt }`', object(['execution', 'receipt'], { execution: component('Execution'), receipt: component('Receipt') })),
+    refusals: ['unauthorized', 'not_found'],
   },
   'POST /v1/wallets': {
     status: 201,
@@ -189,6 +221,9 @@ const DETAILS: Partial<Record<WalletErrorCode, Record<string, Schema>>> = {
   payment_failed: { reason: { type: 'string' }, requirement: { type: 'object' } },
   insufficient_credit: { requested: usd, available: usd },
   reservation_not_held: { reservation: component('Reservation') },
+  topup_required: { required: usd, available: usd, shortfall: usd, topUp: object(['method', 'path'], {}) },
+  price_above_max: { price: usd, maxPrice: usd },
+  provider_failed: { execution: component('Execution'), receipt: component('Receipt') },
 };
 
 function refusal(status: number, codes: WalletErrorCode[]): ResponseObject {

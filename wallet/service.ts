@@ -9,6 +9,7 @@ import { WalletProjector } from './wallet-projector.js';
 import { WalletReadModel } from './read-model.js';
 import { Catalog } from './registry/catalog.js';
 import { Registry } from './registry/registry.js';
+import { Providers, TEST_ECHO_CAPABILITY } from './executions/providers.js';
 import { RegistryRefresher, type RegistrySource } from './registry/refresher.js';
 import { IdempotencyStore } from './idempotency.js';
 import type { InternalTokens } from './internal-auth.js';
@@ -31,9 +32,6 @@ export interface WalletServiceSettings {
   registrySources: RegistrySource[];
   registryRefreshMs: number;
 }
-
-/** What keeps every provider from being executed from here, until `POST /v1/executions` is built. */
-const EXECUTIONS_NOT_BUILT = 'provider calls (POST /v1/executions) are not built on this server yet';
 
 /** How often the keeper looks for lapsed holds and credits never applied. */
 const KEEPER_EVERY_MS = 5_000;
@@ -59,6 +57,7 @@ export async function startWalletService(
   await projector.start();
   const keeper = new WalletKeeper(desk, readModel, clock, paymentRails);
   const registry = Registry.shipped();
+  const providers = new Providers(settings.testHooks);
   const refresher = new RegistryRefresher(registry, settings.registrySources, () => clock.now());
   if (settings.registrySources.length > 0) {
     await refresher.run();
@@ -66,8 +65,9 @@ export async function startWalletService(
   }
   const app: FastifyInstance = await buildWalletApp({
     registry,
-    catalog: new Catalog(registry),
-    blocking: () => [EXECUTIONS_NOT_BUILT],
+    catalog: new Catalog(registry, settings.testHooks ? [TEST_ECHO_CAPABILITY] : []),
+    providers,
+    blocking: (item) => providers.blocking(item.rail),
     readModel,
     projector,
     desk,
@@ -80,7 +80,7 @@ export async function startWalletService(
     claimsPerMinute: settings.claimsPerMinute,
     createsPerMinute: settings.createsPerMinute,
     baseOf: (host) => settings.publicUrl ?? `http://${host ?? `${settings.host}:${settings.port}`}`,
-    testHooks: settings.testHooks ? { clock, keeper, projector } : undefined,
+    testHooks: settings.testHooks ? { clock, keeper, projector, providers, registry } : undefined,
   });
   await app.listen({ port: settings.port, host: settings.host });
   const { port } = app.server.address() as { port: number };

@@ -1,4 +1,4 @@
-import type { Checkout, LedgerEntry, LedgerTransaction, Reservation, Settlement, Wallet } from './types.js';
+import type { Checkout, Execution, LedgerEntry, LedgerTransaction, Reservation, Settlement, Wallet } from './types.js';
 
 /** What happened to a wallet, as its journal records it. Every event carries its own time. */
 export type WalletEvent =
@@ -15,5 +15,13 @@ export type WalletEvent =
   | { type: 'reservationReleased'; at: number; reservationId: string; reason: string | null; transaction: LedgerTransaction; entry: LedgerEntry }
   /** A hold whose `expiresAt` passed, released whole by the keeper. */
   | { type: 'reservationExpired'; at: number; reservationId: string; transaction: LedgerTransaction; entry: LedgerEntry }
+  /** A provider call begins: its price moves from available to held. */
+  | { type: 'executionStarted'; at: number; execution: Execution; transaction: LedgerTransaction; entry: LedgerEntry }
+  /** The provider answered: the price is charged (to `system:provider_spend`), the rest of the hold comes back. */
+  | { type: 'executionSucceeded'; at: number; executionId: string; outputHash: string; providerPayment: Execution['providerPayment']; transaction: LedgerTransaction; entries: LedgerEntry[] }
+  /** The provider failed before any payment: the whole hold comes back. */
+  | { type: 'executionFailed'; at: number; executionId: string; reason: string; transaction: LedgerTransaction; entry: LedgerEntry }
+  /** No answer after a payment may have gone: the hold stays until reconciled. */
+  | { type: 'executionAmbiguous'; at: number; executionId: string; reason: string }
   /** Another wallet's settlement credits this one, once per reservation. */
   | { type: 'credited'; at: number; reservationId: string; amount: string; transaction: LedgerTransaction; entry: LedgerEntry };

@@ -1,6 +1,7 @@
 import { assign, setup } from 'xstate';
 import type { WalletEvent } from './events.js';
 import { nextCheckout } from './checkout-machine.js';
+import { nextExecution, type ExecutionEvent } from './execution-machine.js';
 import { nextReservation, type ReservationEvent } from './reservation-machine.js';
 import type { Wallet } from './types.js';
 
@@ -70,6 +71,48 @@ function afterHold(wallet: Wallet, event: HoldEnd): Partial<Wallet> {
   };
 }
 
+type ExecutionEnd = Of<'executionSucceeded'> | Of<'executionFailed'> | Of<'executionAmbiguous'>;
+
+/** What ends an execution, as its machine reads it (a success charges the price quoted). */
+function executionEventOf(wallet: Wallet, event: ExecutionEnd): ExecutionEvent {
+  if (event.type === 'executionSucceeded') {
+    const quoted = wallet.executions?.[event.executionId]?.quoted ?? '0';
+    return { type: 'succeed', at: event.at, charged: quoted, outputHash: event.outputHash, providerPayment: event.providerPayment, transactionId: event.transaction.id };
+  }
+  if (event.type === 'executionFailed') return { type: 'fail', at: event.at, reason: event.reason, transactionId: event.transaction.id };
+  return { type: 'lose', at: event.at, reason: event.reason };
+}
+
+/** The execution after the event that ends it, when its machine takes it. */
+const endedExecution = (wallet: Wallet, event: ExecutionEnd) => {
+  const execution = wallet.executions?.[event.executionId];
+  return execution && nextExecution(execution, executionEventOf(wallet, event));
+};
+
+/** An execution's end its machine takes; money moves only with a balanced transaction. */
+const executionEnds = <T extends ExecutionEnd['type']>(type: T) =>
+  when(type, (wallet, event) => {
+    const end = event as ExecutionEnd;
+    return endedExecution(wallet, end) !== undefined && (end.type === 'executionAmbiguous' || balanced(end.transaction.legs));
+  });
+
+/** The wallet after an execution ended: success charges its price and frees its hold, failure frees it whole, a loss keeps it. */
+function afterExecution(wallet: Wallet, event: ExecutionEnd): Partial<Wallet> {
+  const ended = endedExecution(wallet, event)!;
+  const executions = { ...wallet.executions, [ended.id]: ended };
+  if (event.type === 'executionAmbiguous') return { executions };
+  return {
+    balance: (BigInt(wallet.balance) - BigInt(ended.charged)).toString(),
+    held: (BigInt(wallet.held) - BigInt(ended.reserved)).toString(),
+    executions,
+  };
+}
+
+/** A new execution, pending, whose hold the available credit covers, with a balanced transaction. */
+const startable = when('executionStarted', (wallet, { execution, transaction }) =>
+  wallet.executions?.[execution.id] === undefined && execution.status === 'pending' && BigInt(execution.reserved) >= 0n && BigInt(execution.reserved) <= available(wallet) && balanced(transaction.legs),
+);
+
 const available = (wallet: Wallet) => BigInt(wallet.balance) - BigInt(wallet.held);
 
 /** A new reservation the available credit covers, with a balanced transaction. */
@@ -91,6 +134,10 @@ export const walletMachine = setup({
     settleable: holdEnds('reservationSettled'),
     releasable: holdEnds('reservationReleased'),
     lapsed: holdEnds('reservationExpired'),
+    startable,
+    succeedable: executionEnds('executionSucceeded'),
+    failable: executionEnds('executionFailed'),
+    losable: executionEnds('executionAmbiguous'),
     newCredit: when('credited', (wallet, { reservationId, amount, transaction }) => wallet.creditsReceived[reservationId] === undefined && BigInt(amount) > 0n && balanced(transaction.legs)),
   },
   actions: {
@@ -111,6 +158,15 @@ export const walletMachine = setup({
     settle: assign(update('reservationSettled', afterHold)),
     release: assign(update('reservationReleased', afterHold)),
     expire: assign(update('reservationExpired', afterHold)),
+    startExecution: assign(
+      update('executionStarted', (wallet, { execution, transaction }) => ({
+        held: (BigInt(wallet.held) + BigInt(execution.reserved)).toString(),
+        executions: { ...wallet.executions, [execution.id]: { ...execution, ledgerTxIds: [transaction.id] } },
+      })),
+    ),
+    endExecution: assign(({ context, event }: Args) =>
+      event.type === 'executionSucceeded' || event.type === 'executionFailed' || event.type === 'executionAmbiguous' ? afterExecution(context, event) : {},
+    ),
     credit: assign(
       update('credited', (wallet, { reservationId, amount, transaction }) => ({
         balance: (BigInt(wallet.balance) + BigInt(amount)).toString(),
@@ -138,6 +194,10 @@ export const walletMachine = setup({
         reservationSettled: { guard: 'settleable', actions: ['settle', 'stamp'] },
         reservationReleased: { guard: 'releasable', actions: ['release', 'stamp'] },
         reservationExpired: { guard: 'lapsed', actions: ['expire', 'stamp'] },
+        executionStarted: { guard: 'startable', actions: ['startExecution', 'stamp'] },
+        executionSucceeded: { guard: 'succeedable', actions: ['endExecution', 'stamp'] },
+        executionFailed: { guard: 'failable', actions: ['endExecution', 'stamp'] },
+        executionAmbiguous: { guard: 'losable', actions: ['endExecution', 'stamp'] },
         credited: { guard: 'newCredit', actions: ['credit', 'stamp'] },
       },
     },
@@ -148,6 +208,9 @@ export const walletMachine = setup({
         reservationSettled: { guard: 'settleable', actions: ['settle', 'stamp'] },
         reservationReleased: { guard: 'releasable', actions: ['release', 'stamp'] },
         reservationExpired: { guard: 'lapsed', actions: ['expire', 'stamp'] },
+        executionSucceeded: { guard: 'succeedable', actions: ['endExecution', 'stamp'] },
+        executionFailed: { guard: 'failable', actions: ['endExecution', 'stamp'] },
+        executionAmbiguous: { guard: 'losable', actions: ['endExecution', 'stamp'] },
         credited: { guard: 'newCredit', actions: ['credit', 'stamp'] },
       },
     },

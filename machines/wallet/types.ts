@@ -60,6 +60,34 @@ export interface Reservation {
   ledgerTxIds: string[];
 }
 
+/** How an execution's provider is reached and paid: plain HTTP (priced by the catalog), x402 or mpp. */
+export type ExecutionRail = 'http' | 'x402' | 'mpp';
+
+/**
+ * A call to a provider paid from the wallet: its price held, then captured on success or released on failure;
+ * `ambiguous` when the provider may have been paid but no answer came (held until reconciled, never retried).
+ */
+export interface Execution {
+  id: string;
+  capabilityId: string;
+  rail: ExecutionRail;
+  provider: { registryId: string | null; resource: string; method: string };
+  status: 'pending' | 'succeeded' | 'failed' | 'ambiguous';
+  /** micro-USD: the price quoted, held, charged and given back. */
+  quoted: string;
+  reserved: string;
+  charged: string;
+  released: string;
+  inputHash: string;
+  outputHash: string | null;
+  providerPayment: { network?: string; reference?: string; payTo?: string } | null;
+  error: string | null;
+  receiptId: string;
+  createdAt: number;
+  finishedAt: number | null;
+  ledgerTxIds: string[];
+}
+
 /** One leg of a ledger transaction: an account and a signed micro-USD amount. */
 export interface LedgerLeg {
   account: string;
@@ -99,6 +127,8 @@ export interface Wallet {
   accessTokenHash: string | null;
   checkouts: Record<string, Checkout>;
   reservations: Record<string, Reservation>;
+  /** Provider calls paid from the wallet (absent on wallets made before executions existed). */
+  executions?: Record<string, Execution>;
   /** Credits received from other wallets' settlements, by `<reservationId>`: each applied once. */
   creditsReceived: Record<string, string>;
   createdAt: number;

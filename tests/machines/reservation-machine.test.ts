@@ -1,11 +1,12 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { nextCheckout } from '../../machines/wallet/checkout-machine.js';
+import { nextExecution } from '../../machines/wallet/execution-machine.js';
 import { nextReservation } from '../../machines/wallet/reservation-machine.js';
-import type { Checkout, Reservation, Settlement } from '../../machines/wallet/types.js';
+import type { Checkout, Execution, Reservation, Settlement } from '../../machines/wallet/types.js';
 
 // The lifecycles inside a wallet: a hold ends once (settled in time and within its amount, released, or expired),
-// a checkout is paid once, with money taken before it expired.
+// a checkout is paid once, with money taken before it expired, an execution ends once (a lost one only by reconciling).
 
 const test = suite('reservation and checkout machines');
 
@@ -46,6 +47,21 @@ test('a checkout is paid once, with money taken before it expired', () => {
   assert.is(nextCheckout(open, pay(T0 + 100)), undefined, 'taken at expiry');
   assert.ok(nextCheckout(open, pay(T0 + 500, T0 + 99)), 'taken in time, recorded later');
   assert.is(nextCheckout(open, pay(T0 + 50, T0 + 60)), undefined, 'recorded before it was taken');
+});
+
+test('an execution is charged at most what it holds, fails with all of it back, and a lost one ends only by reconciling', () => {
+  const pending: Execution = { id: 'ex_1', capabilityId: 'test.echo', rail: 'http', provider: { registryId: null, resource: 'test:echo', method: 'POST' }, status: 'pending', quoted: '1000', reserved: '1000', charged: '0', released: '0', inputHash: 'i', outputHash: null, providerPayment: null, error: null, receiptId: 'rc_1', createdAt: T0, finishedAt: null, ledgerTxIds: ['tx_h'] };
+  const succeed = (charged: string) => ({ type: 'succeed' as const, at: T0 + 5, charged, outputHash: 'o', providerPayment: null, transactionId: 'tx_c' });
+  const done = nextExecution(pending, succeed('1000'))!;
+  assert.equal([done.status, done.charged, done.released, done.ledgerTxIds], ['succeeded', '1000', '0', ['tx_h', 'tx_c']]);
+  assert.is(nextExecution(pending, succeed('1001')), undefined, 'more than held');
+  const failed = nextExecution(pending, { type: 'fail', at: T0 + 5, reason: 'down', transactionId: 'tx_r' })!;
+  assert.equal([failed.status, failed.charged, failed.released, failed.error], ['failed', '0', '1000', 'down']);
+  const lost = nextExecution(pending, { type: 'lose', at: T0 + 5, reason: 'timeout' })!;
+  assert.equal([lost.status, lost.charged, lost.finishedAt], ['ambiguous', '0', null]);
+  assert.is(nextExecution(lost, { type: 'lose', at: T0 + 6, reason: 'again' }), undefined);
+  assert.is(nextExecution(lost, succeed('1000'))!.status, 'succeeded');
+  for (const ended of [done, failed]) assert.is(nextExecution(ended, { type: 'fail', at: T0 + 9, reason: 'x', transactionId: 'y' }), undefined);
 });
 
 test.run();

@@ -26,7 +26,7 @@ test('an unreachable provider is dropped from ranking; quality and price break t
   const [cheap, dear] = [...extract.providers].sort((a, b) => Number(BigInt(a.price.amount) - BigInt(b.price.amount)));
   const task = { task: 'extract the text of a web page', limit: 5 };
   assert.is(rank(offeringsOf(registry), task, NOW, () => [])[0]!.registryId, cheap!.registryId, 'cheaper, and more payers');
-  registry.mark(cheap!.registryId, 'unreachable', new Date(NOW).toISOString());
+  registry.mark(cheap!.registryId!, 'unreachable', new Date(NOW).toISOString());
   const after = rank(offeringsOf(registry), task, NOW, () => []);
   assert.is(after[0]!.registryId, dear!.registryId);
   assert.not.ok(after.some((r) => r.registryId === cheap!.registryId));

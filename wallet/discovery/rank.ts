@@ -26,7 +26,7 @@ export interface Offering {
 export function offeringsOf(catalog: Catalog, registry: Registry): Offering[] {
   return catalog.capabilities().flatMap((capability) =>
     capability.providers.flatMap((provider) => {
-      const item = registry.get(provider.registryId);
+      const item = provider.registryId === null ? undefined : registry.get(provider.registryId);
       return item ? [{ capability, item }] : [];
     }),
   );

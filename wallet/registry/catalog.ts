@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { ExecutionRail } from '../../machines/wallet/types.js';
 import type { RegistryItem } from './normalize.js';
 import { wordsOf, type Registry } from './registry.js';
 
@@ -15,15 +16,28 @@ export interface Capability {
   inputSchema: Record<string, unknown>;
   outputSchema: Record<string, unknown>;
   pricing: { mode: 'fixed' | 'dynamic'; price: Usd; maxPrice: Usd };
-  providers: { registryId: string; rail: RegistryItem['rail']; price: Usd; status: RegistryItem['status'] }[];
+  /** Registry providers (x402, mpp), and plain HTTP ones the catalog prices itself (`registryId` null). */
+  providers: CapabilityProvider[];
   /** `active` while a provider answers. */
   status: 'active' | 'unavailable';
 }
 
+export interface CapabilityProvider {
+  registryId: string | null;
+  rail: ExecutionRail;
+  resource: string;
+  method: string;
+  price: Usd;
+  status: RegistryItem['status'];
+}
+
+/** A capability as the catalog file holds it: its providers by endpoint (a plain HTTP one with its own price). */
+export type CatalogEntry = Omit<Capability, 'pricing' | 'providers' | 'status'> & { providers: { rail: string; method: string; resource: string; price?: string }[] };
+
 interface CatalogFile {
   version: string;
   updatedAt: string;
-  capabilities: (Omit<Capability, 'pricing' | 'providers' | 'status'> & { providers: { rail: string; method: string; resource: string }[] })[];
+  capabilities: CatalogEntry[];
 }
 
 const usd = (amount: bigint): Usd => ({ amount: amount.toString(), asset: 'USD' });
@@ -37,23 +51,32 @@ export class Catalog {
   readonly updatedAt: string;
   private readonly file: CatalogFile;
 
-  constructor(private readonly registry: Registry) {
-    this.file = JSON.parse(readFileSync(join(import.meta.dirname, 'data', 'catalog.json'), 'utf8')) as CatalogFile;
+  /** `extra`: capabilities beside the shipped ones (the test hooks' `test.echo`). */
+  constructor(
+    private readonly registry: Registry,
+    extra: CatalogEntry[] = [],
+  ) {
+    const shipped = JSON.parse(readFileSync(join(import.meta.dirname, 'data', 'catalog.json'), 'utf8')) as CatalogFile;
+    this.file = { ...shipped, capabilities: [...shipped.capabilities, ...extra] };
     this.version = this.file.version;
     this.updatedAt = this.file.updatedAt;
   }
 
   capabilities(): Capability[] {
     return this.file.capabilities.map((entry) => {
-      const items = entry.providers.map((p) => this.registry.find(p.rail, p.method, p.resource)).filter((item): item is RegistryItem => item !== undefined);
-      const active = items.filter((item) => item.status === 'active');
-      const prices = (active.length > 0 ? active : items).map((item) => BigInt(item.price.amount));
+      const providers = entry.providers.flatMap((p): CapabilityProvider[] => {
+        if (p.rail === 'http') return [{ registryId: null, rail: 'http', resource: p.resource, method: p.method, price: usd(BigInt(p.price ?? '0')), status: 'active' }];
+        const item = this.registry.find(p.rail, p.method, p.resource);
+        return item ? [{ registryId: item.id, rail: item.rail, resource: item.resource, method: item.method, price: item.price as Usd, status: item.status }] : [];
+      });
+      const active = providers.filter((provider) => provider.status === 'active');
+      const prices = (active.length > 0 ? active : providers).map((provider) => BigInt(provider.price.amount));
       const low = prices.reduce((a, b) => (b < a ? b : a), prices[0] ?? 0n);
       const high = prices.reduce((a, b) => (b > a ? b : a), prices[0] ?? 0n);
       return {
         ...entry,
         pricing: { mode: low === high ? 'fixed' : 'dynamic', price: usd(low), maxPrice: usd(high) },
-        providers: items.map((item) => ({ registryId: item.id, rail: item.rail, price: item.price as Usd, status: item.status })),
+        providers,
         status: active.length > 0 ? 'active' : 'unavailable',
       };
     });

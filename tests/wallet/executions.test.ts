@@ -1,0 +1,93 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { Stack } from '../support/stack.js';
+import { documentFits, pairedWallet, usd, walletCall as call } from '../support/wallet-client.js';
+
+// POST /v1/executions through the test hooks' test.echo (a plain HTTP capability priced by the catalog): the price
+// held, then captured with a receipt, or released whole on a provider failure; top-up required, input refused,
+// price above the maximum; a burst at one wallet never overspends.
+
+const test = suite<{ stack: Stack }>('executions over HTTP');
+const INTERNAL = 'internal token of the executions tests';
+test.before(async (context) => {
+  context.stack = await Stack.start({ env: { WALLET_INTERNAL_TOKEN: INTERNAL } });
+});
+test.after(async ({ stack }) => {
+  await stack?.stop();
+});
+
+const ECHO_PRICE = 1000n;
+const execute = (stack: Stack, auth: Record<string, string>, body: unknown, headers: Record<string, string> = {}) => call(stack, 'POST', '/v1/executions', body, { ...auth, ...headers });
+
+test('an answer: charged once, with a receipt, the ledger showing hold, hold_release and debit', async ({ stack }) => {
+  const fits = await documentFits(stack);
+  const wallet = await pairedWallet(stack, '1000000');
+  const done = await execute(stack, wallet.auth, { capabilityId: 'test.echo', input: { message: 'hello' } });
+  fits('POST', '/v1/executions', done, 200);
+  assert.equal(done.body.result, { echo: { message: 'hello' } });
+  const { execution, receipt } = done.body;
+  assert.equal([execution.status, receipt.charged, receipt.released, receipt.quoted], ['succeeded', usd(ECHO_PRICE), usd(0), usd(ECHO_PRICE)]);
+  assert.match(receipt.inputHash, /^[0-9a-f]{64}$/);
+  assert.match(receipt.outputHash, /^[0-9a-f]{64}$/);
+  assert.is(receipt.ledgerTxIds.length, 2);
+  const read = await call(stack, 'GET', `/v1/executions/${execution.id}`, undefined, wallet.auth);
+  fits('GET', '/v1/executions/{id}', read, 200);
+  assert.equal(read.body.receipt, receipt);
+  const me = (await call(stack, 'GET', '/v1/me', undefined, wallet.auth)).body;
+  assert.equal(me.wallet.balance, usd(1_000_000n - ECHO_PRICE));
+  assert.equal(me.ledger.items.slice(0, 3).map((item: { type: string }) => item.type), ['debit', 'hold_release', 'hold']);
+  const stranger = await pairedWallet(stack, '0');
+  fits('GET', '/v1/executions/{id}', await call(stack, 'GET', `/v1/executions/${execution.id}`, undefined, stranger.auth), 404);
+});
+
+test('a provider failure: 502 provider_failed with the receipt, the whole hold released', async ({ stack }) => {
+  const fits = await documentFits(stack);
+  const wallet = await pairedWallet(stack, '1000000');
+  await call(stack, 'POST', '/__test/providers', { failNext: true });
+  const failed = await execute(stack, wallet.auth, { capabilityId: 'test.echo', input: { message: 'hello' } });
+  fits('POST', '/v1/executions', failed, 502);
+  assert.equal([failed.body.execution.status, failed.body.receipt.charged, failed.body.receipt.released], ['failed', usd(0), usd(ECHO_PRICE)]);
+  const { wallet: after } = (await call(stack, 'GET', '/v1/me', undefined, wallet.auth)).body;
+  assert.equal([after.balance, after.held], [usd(1_000_000), usd(0)]);
+});
+
+test('refusals change nothing: top-up required, input refused, price above the maximum, unknown capability, no bearer', async ({ stack }) => {
+  const fits = await documentFits(stack);
+  const empty = await pairedWallet(stack, '0');
+  const topup = await execute(stack, empty.auth, { capabilityId: 'test.echo', input: { message: 'hi' } });
+  fits('POST', '/v1/executions', topup, 402);
+  assert.equal([topup.body.error, topup.body.shortfall, topup.body.topUp], ['topup_required', usd(ECHO_PRICE), { method: 'POST', path: '/v1/checkout' }]);
+  const wallet = await pairedWallet(stack, '1000000');
+  fits('POST', '/v1/executions', await execute(stack, wallet.auth, { capabilityId: 'test.echo', input: { text: 'no message' } }), 400);
+  const dear = await execute(stack, wallet.auth, { capabilityId: 'test.echo', input: { message: 'hi' }, maxPrice: usd(999) });
+  fits('POST', '/v1/executions', dear, 422);
+  assert.is(dear.body.error, 'price_above_max');
+  fits('POST', '/v1/executions', await execute(stack, wallet.auth, { capabilityId: 'no.such', input: {} }), 404);
+  fits('POST', '/v1/executions', await execute(stack, {}, { capabilityId: 'test.echo', input: { message: 'hi' } }), 401);
+  const blocked = await execute(stack, wallet.auth, { capabilityId: 'weather.forecast', input: { location: 'Lisbon' } });
+  fits('POST', '/v1/executions', blocked, 503);
+  assert.ok(blocked.body.blockingRequirements.length > 0);
+  const { wallet: after } = (await call(stack, 'GET', '/v1/me', undefined, wallet.auth)).body;
+  assert.equal([after.balance, after.held], [usd(1_000_000), usd(0)]);
+  assert.equal((await call(stack, 'GET', '/v1/me', undefined, empty.auth)).body.ledger.items, []);
+});
+
+test('the same Idempotency-Key runs once; 40 executions at once at a wallet that affords 25: 25 run, 15 top-up, never overspent', async ({ stack }) => {
+  const wallet = await pairedWallet(stack, '1000000');
+  const key = { 'idempotency-key': 'run-once' };
+  const first = await execute(stack, wallet.auth, { capabilityId: 'test.echo', input: { message: 'once' } }, key);
+  const again = await execute(stack, wallet.auth, { capabilityId: 'test.echo', input: { message: 'once' } }, key);
+  assert.equal([again.status, again.headers.get('idempotent-replayed'), again.body.execution.id], [200, 'true', first.body.execution.id]);
+  // Hold all but 25 prices with a reservation, then race.
+  const left = 25n * ECHO_PRICE;
+  const held = await call(stack, 'POST', '/v1/internal/agent-pact/reservations', { walletId: wallet.id, amount: usd(1_000_000n - ECHO_PRICE - left), activity: { kind: 'pact', pactId: 'p_race', party: 'a', role: 'funder' } }, { authorization: `Bearer ${INTERNAL}` });
+  assert.is(held.status, 201, JSON.stringify(held.body));
+  const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => execute(stack, wallet.auth, { capabilityId: 'test.echo', input: { message: `race ${i}` } })));
+  const statuses = answers.map((a) => a.status);
+  assert.is(statuses.filter((s) => s === 200).length, 25, JSON.stringify(statuses));
+  assert.is(statuses.filter((s) => s === 402).length, 15);
+  const after = (await call(stack, 'GET', '/v1/me', undefined, wallet.auth)).body.wallet;
+  assert.equal([after.balance, after.held, after.available], [usd(1_000_000n - ECHO_PRICE - left), usd(1_000_000n - ECHO_PRICE - left), usd(0)]);
+});
+
+test.run();

@@ -1,0 +1,173 @@
+import { createHash } from 'node:crypto';
+import { Ajv, type ValidateFunction } from 'ajv';
+import type { FastifyInstance } from 'fastify';
+import type { WalletEvent } from '../../machines/wallet/events.js';
+import type { Execution, Wallet } from '../../machines/wallet/types.js';
+import { jcs } from '../../protocol/jcs.js';
+import { walletOfBearer } from '../auth.js';
+import { statusOfWalletError, walletError, type WalletError } from '../errors.js';
+import type { ProviderCaller, ProviderOutcome } from '../executions/providers.js';
+import type { IdempotencyStore } from '../idempotency.js';
+import { idempotently } from '../idempotent-route.js';
+import { executionCaptureOf, executionHoldOf, executionReleaseOf } from '../ledger.js';
+import type { Capability, CapabilityProvider, Catalog } from '../registry/catalog.js';
+import { sendWalletError } from '../reply.js';
+import { newId } from '../secrets.js';
+import { isoTime, usd, walletView } from '../views.js';
+import type { WalletDesk } from '../wallet-desk.js';
+import { BEARER, IDEMPOTENCY_HEADER } from './wallets.js';
+
+export interface ExecutionRouteDeps {
+  desk: WalletDesk;
+  catalog: Catalog;
+  providers: ProviderCaller;
+  idempotency: IdempotencyStore;
+  tokens: Parameters<typeof walletOfBearer>[1];
+}
+
+const executeBody = {
+  type: 'object',
+  required: ['capabilityId', 'input'],
+  additionalProperties: false,
+  properties: {
+    capabilityId: { type: 'string', minLength: 1, maxLength: 128 },
+    registryId: { type: 'string', minLength: 1, maxLength: 64 },
+    input: {},
+    maxPrice: { type: 'object', required: ['amount', 'asset'], additionalProperties: false, properties: { amount: { type: 'string', pattern: '^(0|[1-9][0-9]{0,29})$' }, asset: { const: 'USD' } } },
+  },
+} as const;
+
+type ExecuteBody = { capabilityId: string; registryId?: string; input: unknown; maxPrice?: { amount: string } };
+
+/** SHA-256 hex of the JCS of a value (WALLET-DECISIONS.md: inputHash, outputHash). */
+const hashOf = (value: unknown) => createHash('sha256').update(jcs(value ?? null)).digest('hex');
+
+/** Input schemas compiled once (formats are not checked: the schema's shape and types are). */
+const ajv = new Ajv({ strict: false, validateFormats: false, allErrors: false });
+const validators = new WeakMap<object, ValidateFunction>();
+function inputProblem(capability: Capability, input: unknown): string | undefined {
+  let validate = validators.get(capability.inputSchema);
+  if (!validate) validators.set(capability.inputSchema, (validate = ajv.compile(capability.inputSchema)));
+  return validate(input) ? undefined : `input${validate.errors?.[0]?.instancePath ?? ''} ${validate.errors?.[0]?.message ?? 'is invalid'}`;
+}
+
+/** The receipt of an execution (WALLET-DECISIONS.md, Executions). */
+export function receiptOf(walletId: string, execution: Execution) {
+  return {
+    id: execution.receiptId,
+    executionId: execution.id,
+    walletId,
+    rail: execution.rail,
+    provider: execution.provider,
+    quoted: usd(execution.quoted),
+    reserved: usd(execution.reserved),
+    charged: usd(execution.charged),
+    released: usd(execution.released),
+    providerPayment: execution.providerPayment ?? {},
+    inputHash: execution.inputHash,
+    outputHash: execution.outputHash,
+    ledgerTxIds: execution.ledgerTxIds,
+    issuedAt: isoTime(execution.finishedAt ?? execution.createdAt),
+  };
+}
+
+export function executionView(execution: Execution) {
+  const { receiptId: _receipt, ledgerTxIds: _ledger, createdAt, finishedAt, quoted, reserved, charged, released, ...rest } = execution;
+  return { ...rest, quoted: usd(quoted), reserved: usd(reserved), charged: usd(charged), released: usd(released), createdAt: isoTime(createdAt), finishedAt: finishedAt === null ? null : isoTime(finishedAt) };
+}
+
+/** The provider to call: the one named, or the cheapest that can be called from here. */
+function providerFor(capability: Capability, registryId: string | undefined, callers: ProviderCaller): CapabilityProvider | WalletError {
+  const named = registryId === undefined ? capability.providers : capability.providers.filter((p) => p.registryId === registryId);
+  if (named.length === 0) return walletError('invalid_request', `${registryId} is not a provider of ${capability.id}`, { field: 'registryId' });
+  const callable = named.filter((p) => p.status === 'active' && callers.blocking(p.rail).length === 0).sort((a, b) => Number(BigInt(a.price.amount) - BigInt(b.price.amount)));
+  if (callable.length > 0) return callable[0]!;
+  const blocking = [...new Set(named.flatMap((p) => (p.status === 'active' ? callers.blocking(p.rail) : [`${p.registryId} does not answer`])))];
+  return walletError('unavailable', `no provider of ${capability.id} can be called from here now`, { blockingRequirements: blocking });
+}
+
+/**
+ * `POST /v1/executions` and `GET /v1/executions/{id}` (bearer): the input checked against the capability's schema
+ * (400), the price against `maxPrice` (422 `price_above_max`), the price held in the wallet's actor (402
+ * `topup_required`, nothing created), the provider called, then the price captured on an answer, or the whole hold
+ * released on a failure (502 `provider_failed` with the execution and its receipt). No answer after a payment may
+ * have gone leaves it `ambiguous`, held for reconciliation, never called again.
+ */
+export function registerExecutionRoutes(app: FastifyInstance, deps: ExecutionRouteDeps): void {
+  const { desk, catalog, providers, idempotency, tokens } = deps;
+
+  app.post<{ Body: ExecuteBody }>('/v1/executions', { schema: { operationId: 'executeCapability', security: BEARER, body: executeBody, headers: IDEMPOTENCY_HEADER } }, async (request, reply) => {
+    const opened = await walletOfBearer(request, tokens, desk);
+    if ('error' in opened) return sendWalletError(reply, opened.error);
+    const walletId = opened.wallet.id;
+    const body = request.body;
+    const capability = catalog.get(body.capabilityId);
+    if (!capability) return sendWalletError(reply, walletError('not_found', `no capability ${body.capabilityId}`));
+    const invalid = inputProblem(capability, body.input);
+    if (invalid) return sendWalletError(reply, walletError('invalid_request', invalid, { field: 'input' }));
+    const provider = providerFor(capability, body.registryId, providers);
+    if ('error' in provider) return sendWalletError(reply, provider);
+    const price = BigInt(provider.price.amount);
+    if (body.maxPrice && price > BigInt(body.maxPrice.amount)) return sendWalletError(reply, walletError('price_above_max', `${capability.id} costs ${price} micro-USD here, above maxPrice`, { price: usd(price), maxPrice: usd(body.maxPrice.amount) }));
+    return idempotently(idempotency, `wallet:${walletId}:executions`, request, reply, async () => {
+      const [executionId, receiptId] = [newId('ex'), newId('rc')];
+      const started = await desk.change(walletId, (wallet, now): WalletEvent | WalletError => {
+        if (wallet.status === 'suspended') return walletError('wallet_suspended', 'this wallet is suspended');
+        const available = BigInt(wallet.balance) - BigInt(wallet.held);
+        if (available < price) {
+          return walletError('topup_required', 'the wallet does not have the price available: top it up', { required: usd(price), available: usd(available), shortfall: usd(price - available), topUp: { method: 'POST', path: '/v1/checkout' } });
+        }
+        const execution: Execution = {
+          id: executionId,
+          capabilityId: capability.id,
+          rail: provider.rail,
+          provider: { registryId: provider.registryId, resource: provider.resource, method: provider.method },
+          status: 'pending',
+          quoted: price.toString(),
+          reserved: price.toString(),
+          charged: '0',
+          released: '0',
+          inputHash: hashOf(body.input),
+          outputHash: null,
+          providerPayment: null,
+          error: null,
+          receiptId,
+          createdAt: now,
+          finishedAt: null,
+          ledgerTxIds: [],
+        };
+        return { type: 'executionStarted', at: now, execution, ...executionHoldOf(wallet, execution, now) };
+      });
+      if ('error' in started) return { status: statusOfWalletError(started.error), body: started.error };
+      const outcome = await providers.call({ rail: provider.rail, resource: provider.resource, method: provider.method }, body.input);
+      return finish(desk, walletId, executionId, outcome);
+    });
+  });
+
+  app.get<{ Params: { id: string } }>('/v1/executions/:id', { schema: { operationId: 'getExecution', security: BEARER } }, async (request, reply) => {
+    const opened = await walletOfBearer(request, tokens, desk);
+    if ('error' in opened) return sendWalletError(reply, opened.error);
+    const execution = opened.wallet.executions?.[request.params.id];
+    if (!execution) return sendWalletError(reply, walletError('not_found', `no execution ${request.params.id} on this wallet`));
+    return { execution: executionView(execution), receipt: receiptOf(opened.wallet.id, execution) };
+  });
+}
+
+/** Records what the provider did and answers: 200 with the result, or 502 `provider_failed` with the receipt. */
+async function finish(desk: WalletDesk, walletId: string, executionId: string, outcome: ProviderOutcome) {
+  const recorded = await desk.change(walletId, (wallet, now): WalletEvent | WalletError => {
+    const execution = wallet.executions![executionId]!;
+    if (outcome.ok) {
+      return { type: 'executionSucceeded', at: now, executionId, outputHash: hashOf(outcome.output), providerPayment: outcome.payment, ...executionCaptureOf(wallet, execution, now) };
+    }
+    if (outcome.paid === 'maybe') return { type: 'executionAmbiguous', at: now, executionId, reason: outcome.reason };
+    return { type: 'executionFailed', at: now, executionId, reason: outcome.reason, ...executionReleaseOf(wallet, execution, now) };
+  });
+  if ('error' in recorded) throw new Error(`recording execution ${executionId}: ${recorded.error.message}`);
+  const wallet: Wallet = recorded.wallet;
+  const execution = wallet.executions![executionId]!;
+  const answer = { execution: executionView(execution), receipt: receiptOf(walletId, execution) };
+  if (outcome.ok) return { status: 200, body: { ...answer, result: outcome.output, wallet: walletView(wallet) } };
+  const message = outcome.paid === 'maybe' ? `no answer after the provider may have been paid (${outcome.reason}): held until reconciled, never called again` : `the provider failed (${outcome.reason}): the whole hold is released`;
+  return { status: 502, body: { ...walletError('provider_failed', message), ...answer } };
+}
