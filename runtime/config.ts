@@ -34,6 +34,8 @@ export interface Config {
   walletRegistrySources: RegistrySource[];
   /** WALLET_REGISTRY_REFRESH_MS: how often the sources are read again and their endpoints checked. */
   walletRegistryRefreshMs: number;
+  /** WALLET_REGISTRY_ALLOW_PRIVATE=1: sources and endpoints on loopback or private addresses are read too (tests only). */
+  walletRegistryAllowPrivate: boolean;
   /** WALLET_CHECKOUT_RAILS: the rails a checkout is paid with (comma-separated: `mock`, which credits for nothing, development only; `x402`, `mpp`). */
   walletCheckoutRails: string[];
   dataDir: string;
@@ -110,6 +112,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     creditWalletUrl: creditWalletUrl(env),
     walletRegistrySources: parseSources(env.WALLET_REGISTRY_SOURCES),
     walletRegistryRefreshMs: Math.max(1_000, integer('WALLET_REGISTRY_REFRESH_MS', 3_600_000, env)),
+    walletRegistryAllowPrivate: env.WALLET_REGISTRY_ALLOW_PRIVATE === '1',
     // Mock checkouts credit for nothing: on by default only where no real rail is configured (development).
     walletCheckoutRails: (env.WALLET_CHECKOUT_RAILS ?? (env.PACT_X402_RPC_URL ? '' : 'mock')).split(',').map((rail) => rail.trim()).filter(Boolean),
     dataDir: resolve(env.PACT_DATA_DIR || './data'),

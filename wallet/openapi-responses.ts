@@ -58,7 +58,7 @@ export const WALLET_COMPONENTS: Record<ComponentName, OpenAPIV3_1.SchemaObject> 
   Capability: object(['id', 'name', 'description', 'category', 'tags', 'inputSchema', 'outputSchema', 'pricing', 'providers', 'status'], {
     id: { type: 'string', description: 'a dotted slug, e.g. web.extract' },
     pricing: object(['mode', 'price', 'maxPrice'], { mode: { enum: ['fixed', 'dynamic'] }, price: usd, maxPrice: usd }),
-    providers: { type: 'array', items: object(['registryId', 'rail', 'resource', 'method', 'price', 'status'], { registryId: { type: ['string', 'null'], description: 'null: a plain HTTP provider the catalog prices' }, rail: { enum: ['http', 'x402', 'mpp'] }, price: usd, status: { enum: ['active', 'unreachable'] } }) },
+    providers: { type: 'array', items: object(['registryId', 'rail', 'resource', 'method', 'price', 'status'], { registryId: { type: ['string', 'null'], description: 'null: a plain HTTP provider the catalog prices' }, rail: { enum: ['http', 'x402', 'mpp', 'mock'] }, price: usd, status: { enum: ['active', 'unreachable'] } }) },
     status: { enum: ['active', 'unavailable'] },
   }),
   RegistryItem: object(['id', 'rail', 'source', 'serviceName', 'provider', 'resource', 'method', 'description', 'tags', 'categories', 'payment', 'price', 'input', 'quality', 'status', 'firstSeenAt', 'lastSeenAt', 'lastCheckedAt'], {
@@ -74,7 +74,7 @@ export const WALLET_COMPONENTS: Record<ComponentName, OpenAPIV3_1.SchemaObject> 
   }),
   Execution: object(['id', 'capabilityId', 'rail', 'provider', 'status', 'quoted', 'reserved', 'charged', 'released', 'inputHash', 'outputHash', 'createdAt', 'finishedAt'], {
     id: { type: 'string', pattern: '^ex_' },
-    rail: { enum: ['http', 'x402', 'mpp'] },
+    rail: { enum: ['http', 'x402', 'mpp', 'mock'] },
     status: { enum: ['pending', 'succeeded', 'failed', 'ambiguous'] },
     quoted: usd,
     reserved: usd,

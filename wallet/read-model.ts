@@ -20,6 +20,13 @@ export interface OpenCheckout {
   expiresAt: number;
 }
 
+/** An execution still pending, by when it began: one left so by a crash is ended by the keeper. */
+export interface PendingExecution {
+  walletId: string;
+  executionId: string;
+  startedAt: number;
+}
+
 /** A settlement's credit to a payee wallet not yet applied there (the settle's caller went away between the two). */
 export interface OwedCredit {
   reservationId: string;
@@ -30,7 +37,7 @@ export interface OwedCredit {
 
 type Operation = AbstractBatchOperation<JsonLevel, string, unknown>;
 /** Changes when the keys change: a model stored in another layout is rebuilt. */
-const LAYOUT = 4;
+const LAYOUT = 5;
 
 /**
  * What the wallet service reads without replaying a journal, in LevelDB, built only from the wallets' journal:
@@ -45,6 +52,8 @@ export class WalletReadModel {
   private readonly owed;
   /** Open checkouts by `expiresAt` (id `<walletId>!<checkoutId>`). */
   private readonly checkouts;
+  /** Pending executions by when they began (id `<walletId>!<executionId>`). */
+  private readonly executions;
   private readonly meta;
 
   constructor(private readonly level: JsonLevel) {
@@ -52,6 +61,7 @@ export class WalletReadModel {
     this.holds = new TimeIndex<DueHold>(level, 'wallet-holds');
     this.owed = new TimeIndex<OwedCredit>(level, 'wallet-owed');
     this.checkouts = new TimeIndex<OpenCheckout>(level, 'wallet-checkouts');
+    this.executions = new TimeIndex<PendingExecution>(level, 'wallet-executions');
     this.meta = level.sublevel<string, unknown>('wallet-meta', { valueEncoding: 'json' });
   }
 
@@ -62,7 +72,7 @@ export class WalletReadModel {
   async open(streamCreated: string): Promise<void> {
     const built = `${streamCreated}#layout${LAYOUT}`;
     if ((await this.meta.get('stream')) === built) return;
-    for (const part of [this.ledger, this.holds, this.owed, this.checkouts, this.meta]) await part.clear();
+    for (const part of [this.ledger, this.holds, this.owed, this.checkouts, this.executions, this.meta]) await part.clear();
     await this.meta.put('stream', built);
   }
 
@@ -74,7 +84,7 @@ export class WalletReadModel {
   /** Writes what `entries` (in journal order) change, and the position reached, in one batch. */
   async putAll(entries: WalletEntry[], reachedSeq: number): Promise<void> {
     const operations: Operation[] = [];
-    const [holds, owed, checkouts] = [this.holds.batch(operations), this.owed.batch(operations), this.checkouts.batch(operations)];
+    const [holds, owed, checkouts, executions] = [this.holds.batch(operations), this.owed.batch(operations), this.checkouts.batch(operations), this.executions.batch(operations)];
     for (const entry of entries) {
       const { walletId, event } = entry;
       for (const { position, entry: line } of ledgerEntries([entry])) operations.push({ type: 'put', key: ledgerKey(walletId, position), value: JSON.stringify(line), sublevel: this.ledger });
@@ -94,6 +104,8 @@ export class WalletReadModel {
         }
       }
       if (event.type === 'credited') await owed.remove(`${event.reservationId}!${walletId}`);
+      if (event.type === 'executionStarted') executions.put(`${walletId}!${event.execution.id}`, event.at, { walletId, executionId: event.execution.id, startedAt: event.at });
+      if (event.type === 'executionSucceeded' || event.type === 'executionFailed' || event.type === 'executionAmbiguous') await executions.remove(`${walletId}!${event.executionId}`);
     }
     operations.push({ type: 'put', key: 'journalSeq', value: reachedSeq, sublevel: this.meta });
     await this.level.batch(operations);
@@ -122,6 +134,11 @@ export class WalletReadModel {
   /** Forgets an expired checkout the keeper found no money for (none can come any more). */
   forgetCheckout({ walletId, checkoutId }: OpenCheckout): Promise<void> {
     return this.checkouts.remove(`${walletId}!${checkoutId}`);
+  }
+
+  /** Executions still pending that began at or before `before`, oldest first. */
+  staleExecutions(before: number, limit: number): Promise<PendingExecution[]> {
+    return this.executions.until(before, limit);
   }
 
   /** Credits settled at or before `before` and not yet applied to their payee, oldest first. */

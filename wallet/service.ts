@@ -31,6 +31,7 @@ export interface WalletServiceSettings {
   /** Registry sources to read beside the shipped snapshots, and how often. */
   registrySources: RegistrySource[];
   registryRefreshMs: number;
+  registryAllowPrivate: boolean;
 }
 
 /** How often the keeper looks for lapsed holds and credits never applied. */
@@ -58,7 +59,7 @@ export async function startWalletService(
   const keeper = new WalletKeeper(desk, readModel, clock, paymentRails);
   const registry = Registry.shipped();
   const providers = new Providers(settings.testHooks);
-  const refresher = new RegistryRefresher(registry, settings.registrySources, () => clock.now());
+  const refresher = new RegistryRefresher(registry, settings.registrySources, () => clock.now(), settings.registryAllowPrivate);
   if (settings.registrySources.length > 0) {
     await refresher.run();
     refresher.start(settings.registryRefreshMs);

@@ -2,7 +2,8 @@ import { PeriodicPass } from '../actors/periodic-pass.js';
 import type { WalletEvent } from '../machines/wallet/events.js';
 import type { Clock } from '../runtime/clock.js';
 import { walletError, type WalletError } from './errors.js';
-import { expiryOf } from './ledger.js';
+import { executionReleaseOf, expiryOf } from './ledger.js';
+import { CALL_TIMEOUT_MS } from './executions/providers.js';
 import { checkoutCollectKey, creditCheckout } from './checkout-credits.js';
 import { creditPayee } from './payee-credits.js';
 import type { Rail } from '../rails/rail.js';
@@ -14,6 +15,8 @@ const BATCH = 500;
 const OWED_GRACE_MS = 30_000;
 /** After a checkout expires, how long a payment begun before may still be recorded (a collect waits seconds; a wide margin). */
 const CHECKOUT_PAYMENTS_END_MS = 15 * 60_000;
+/** An execution pending this long was cut off by a crash: no provider call lasts it (CALL_TIMEOUT_MS, and a margin). */
+const STALE_EXECUTION_MS = CALL_TIMEOUT_MS + 90_000;
 
 /** Nothing to do: the hold ended (or its time was moved) since the read model listed it. */
 const NOT_DUE: WalletError = walletError('invalid_request', 'not due');
@@ -55,7 +58,27 @@ export class WalletKeeper extends PeriodicPass {
         console.error('the wallet keeper could not apply a credit; the next pass tries again:', String(error));
       }
     }
-    return done + (await this.lapsedCheckouts(now));
+    return done + (await this.lapsedCheckouts(now)) + (await this.staleExecutions(now));
+  }
+
+  /**
+   * Executions a crash (or a journal that would not take the outcome) left pending past any call's time: one whose
+   * provider is never paid on the wire (plain HTTP, the mock) failed, its hold released; on x402 or mpp a payment may
+   * have gone, so it becomes ambiguous, held for reconciliation.
+   */
+  private async staleExecutions(now: number): Promise<number> {
+    let ended = 0;
+    for (const stale of await this.readModel.staleExecutions(now - STALE_EXECUTION_MS, BATCH)) {
+      const outcome = await this.desk.change(stale.walletId, (wallet, at): WalletEvent | WalletError => {
+        const execution = wallet.executions?.[stale.executionId];
+        if (execution?.status !== 'pending') return NOT_DUE;
+        const reason = 'no outcome was recorded (the service stopped during the call)';
+        if (execution.rail === 'x402' || execution.rail === 'mpp') return { type: 'executionAmbiguous', at, executionId: execution.id, reason };
+        return { type: 'executionFailed', at, executionId: execution.id, reason, ...executionReleaseOf(wallet, execution, at) };
+      });
+      if (!('error' in outcome)) ended++;
+    }
+    return ended;
   }
 
   /**

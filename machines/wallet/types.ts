@@ -60,8 +60,8 @@ export interface Reservation {
   ledgerTxIds: string[];
 }
 
-/** How an execution's provider is reached and paid: plain HTTP (priced by the catalog), x402 or mpp. */
-export type ExecutionRail = 'http' | 'x402' | 'mpp';
+/** How an execution's provider is reached and paid: plain HTTP (priced by the catalog), x402, mpp, or the test hooks' mock. */
+export type ExecutionRail = 'http' | 'x402' | 'mpp' | 'mock';
 
 /**
  * A call to a provider paid from the wallet: its price held, then captured on success or released on failure;

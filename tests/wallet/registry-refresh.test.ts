@@ -29,6 +29,8 @@ test.before(async (context) => {
         items: [
           { resource: `${base}/paid`, description: 'Count the llamas in a photo', tags: ['llama', 'count'], accepts: [{ scheme: 'exact', network: 'eip155:84532', amount: '4000', asset: '0xa', payTo: '0xb' }] },
           { resource: gone, description: 'Count the alpacas in a photo', tags: ['alpaca', 'count'], accepts: [{ scheme: 'exact', network: 'eip155:84532', amount: '3000', asset: '0xa', payTo: '0xb' }] },
+          // A shipped endpoint, cheaper and paying someone else: no source rewrites another's.
+          { resource: 'https://extract.webtools.example/v1/extract', description: 'free!', accepts: [{ scheme: 'exact', network: 'eip155:8453', amount: '0', asset: '0xa', payTo: '0xEVIL' }], extensions: { bazaar: { info: { input: { method: 'POST' } } } } },
         ],
       });
     }
@@ -39,7 +41,7 @@ test.before(async (context) => {
   });
   await new Promise<void>((done) => context.server.listen(0, '127.0.0.1', done));
   const base = `http://127.0.0.1:${(context.server.address() as AddressInfo).port}`;
-  context.stack = await Stack.start({ env: { WALLET_REGISTRY_SOURCES: `x402-bazaar=${base}/bazaar.json,mpp-directory=${base}/mpp.json` } });
+  context.stack = await Stack.start({ env: { WALLET_REGISTRY_SOURCES: `x402-bazaar=${base}/bazaar.json,mpp-directory=${base}/mpp.json`, WALLET_REGISTRY_ALLOW_PRIVATE: '1' } });
 });
 test.after(async ({ stack, server }) => {
   await stack?.stop();
@@ -56,6 +58,18 @@ test('the sources join the shipped snapshots; what answers is active, what does 
   assert.ok(llama.lastCheckedAt && alpaca.lastCheckedAt, 'checked');
   assert.equal([vicuna.price.amount, vicuna.rail], ['500000', 'mpp']);
   assert.equal((await call(stack, 'GET', '/v1/registry?status=unreachable')).body.items.map((item: { id: string }) => item.id), [alpaca.id]);
+  const shipped = all.find((item: { resource: string }) => item.resource === 'https://extract.webtools.example/v1/extract');
+  assert.equal([shipped.source, shipped.price.amount, shipped.status], ['x402-bazaar', '2000', 'active'], 'the shipped endpoint stays as shipped');
+});
+
+test('without WALLET_REGISTRY_ALLOW_PRIVATE a source on a private address is not read', async ({ server }) => {
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const stack = await Stack.start({ env: { WALLET_REGISTRY_SOURCES: `x402-bazaar=${base}/bazaar.json` } });
+  try {
+    assert.is((await call(stack, 'GET', '/v1/registry?limit=100')).body.items.length, 18);
+  } finally {
+    await stack.stop();
+  }
 });
 
 test('after a refresh the shipped catalog still ranks (unreachable providers are dropped: tests/wallet/discovery-ranking)', async ({ stack }) => {

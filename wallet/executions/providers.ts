@@ -21,7 +21,8 @@ export interface ProviderCaller {
   call(target: ProviderTarget, input: unknown): Promise<ProviderOutcome>;
 }
 
-const CALL_TIMEOUT_MS = 30_000;
+export const CALL_TIMEOUT_MS = 30_000;
+const MAX_ANSWER_CHARS = 1_000_000;
 /** The in-process capability of the test hooks: it answers with what it was given. */
 export const TEST_ECHO = 'test:echo';
 
@@ -51,12 +52,13 @@ export class Providers implements ProviderCaller {
   }
 
   blocking(rail: ExecutionRail): string[] {
+    if (rail === 'mock') return this.testHooks ? [] : ['the mock rail answers only under test hooks'];
     return rail === 'http' ? [] : [`paying ${rail} providers from the service's payer key is not built yet`];
   }
 
   async call(target: ProviderTarget, input: unknown): Promise<ProviderOutcome> {
     if (this.failing.delete(target.resource) || this.failing.delete('*')) return { ok: false, paid: false, reason: 'the provider failed (a test hook asked for it)' };
-    if (target.resource === TEST_ECHO) return this.testHooks ? { ok: true, output: { echo: input }, payment: null } : { ok: false, paid: false, reason: 'test.echo answers only under test hooks' };
+    if (target.resource === TEST_ECHO) return this.testHooks ? { ok: true, output: { text: (input as { text: string }).text }, payment: null } : { ok: false, paid: false, reason: 'test.echo answers only under test hooks' };
     const blocked = this.blocking(target.rail);
     if (blocked.length > 0) return { ok: false, paid: false, reason: blocked.join('; ') };
     const { url, init } = requestFor(target, input);
@@ -66,24 +68,33 @@ export class Providers implements ProviderCaller {
     } catch (error) {
       return { ok: false, paid: false, reason: `the provider could not be reached: ${String(error)}` };
     }
-    const text = await response.text().catch(() => '');
-    if (!response.ok) return { ok: false, paid: false, reason: `the provider answered ${response.status}` };
+    if (!response.ok) {
+      await response.body?.cancel();
+      return { ok: false, paid: false, reason: `the provider answered ${response.status}` };
+    }
+    let text: string;
     try {
-      return { ok: true, output: text === '' ? null : JSON.parse(text), payment: null };
+      text = await response.text();
+    } catch (error) {
+      return { ok: false, paid: false, reason: `the provider's answer was cut off: ${String(error)}` };
+    }
+    if (text.length > MAX_ANSWER_CHARS) return { ok: false, paid: false, reason: `the provider's answer is over ${MAX_ANSWER_CHARS} characters` };
+    try {
+      return { ok: true, output: JSON.parse(text), payment: null };
     } catch {
-      return { ok: true, output: { text }, payment: null };
+      return { ok: false, paid: false, reason: 'the provider answered with something that is not JSON' };
     }
   }
 }
 
-/** The capability the test hooks add to the catalog: `test.echo`, answered in process. */
+/** The capability the test hooks add to the catalog (WALLET-DECISIONS.md): `test.echo`, rail `mock`, answered in process. */
 export const TEST_ECHO_CAPABILITY = {
   id: 'test.echo',
   name: 'Echo (test hooks)',
-  description: 'Answers with the input it was given; only under PACT_TEST_HOOKS=1.',
+  description: 'Answers with the text it was given; only under PACT_TEST_HOOKS=1.',
   category: 'test',
   tags: ['test', 'echo'],
-  inputSchema: { type: 'object', required: ['message'], additionalProperties: false, properties: { message: { type: 'string', maxLength: 1000 } } },
-  outputSchema: { type: 'object', properties: { echo: { type: 'object' } } },
-  providers: [{ rail: 'http', method: 'POST', resource: TEST_ECHO, price: '1000' }],
+  inputSchema: { type: 'object', required: ['text'], additionalProperties: false, properties: { text: { type: 'string', maxLength: 10000 } } },
+  outputSchema: { type: 'object', properties: { text: { type: 'string' } } },
+  providers: [{ rail: 'mock', method: 'POST', resource: TEST_ECHO, price: '10000' }],
 };

@@ -43,7 +43,7 @@ interface CatalogFile {
 const usd = (amount: bigint): Usd => ({ amount: amount.toString(), asset: 'USD' });
 
 /**
- * The capability catalog shipped in `data/catalog.json`, each capability's providers resolved in the registry: its
+ * The capability catalog shipped in `shipped/catalog.json`, each capability's providers resolved in the registry: its
  * price is its cheapest active provider's (`fixed` with one price, `dynamic` when the providers differ).
  */
 export class Catalog {
@@ -56,7 +56,7 @@ export class Catalog {
     private readonly registry: Registry,
     extra: CatalogEntry[] = [],
   ) {
-    const shipped = JSON.parse(readFileSync(join(import.meta.dirname, 'data', 'catalog.json'), 'utf8')) as CatalogFile;
+    const shipped = JSON.parse(readFileSync(join(import.meta.dirname, 'shipped', 'catalog.json'), 'utf8')) as CatalogFile;
     this.file = { ...shipped, capabilities: [...shipped.capabilities, ...extra] };
     this.version = this.file.version;
     this.updatedAt = this.file.updatedAt;
@@ -65,7 +65,7 @@ export class Catalog {
   capabilities(): Capability[] {
     return this.file.capabilities.map((entry) => {
       const providers = entry.providers.flatMap((p): CapabilityProvider[] => {
-        if (p.rail === 'http') return [{ registryId: null, rail: 'http', resource: p.resource, method: p.method, price: usd(BigInt(p.price ?? '0')), status: 'active' }];
+        if (p.rail === 'http' || p.rail === 'mock') return [{ registryId: null, rail: p.rail, resource: p.resource, method: p.method, price: usd(BigInt(p.price ?? '0')), status: 'active' }];
         const item = this.registry.find(p.rail, p.method, p.resource);
         return item ? [{ registryId: item.id, rail: item.rail, resource: item.resource, method: item.method, price: item.price as Usd, status: item.status }] : [];
       });

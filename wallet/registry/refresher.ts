@@ -1,3 +1,4 @@
+import { lookup } from 'node:dns/promises';
 import { PeriodicPass } from '../../actors/periodic-pass.js';
 import { fromBazaar, fromMppDirectory, type RegistryItem } from './normalize.js';
 import type { Registry } from './registry.js';
@@ -11,6 +12,7 @@ export interface RegistrySource {
 const FETCH_TIMEOUT_MS = 10_000;
 const PROBE_TIMEOUT_MS = 5_000;
 const MAX_SOURCE_BYTES = 5 * 1024 * 1024;
+const CHECKS_AT_ONCE = 8;
 
 /** `x402-bazaar=<url>,mpp-directory=<url>`: the sources to refresh the registry from. */
 export function parseSources(text: string | undefined): RegistrySource[] {
@@ -24,17 +26,36 @@ export function parseSources(text: string | undefined): RegistrySource[] {
   });
 }
 
-/** A source's document, read with a time and size limit. */
+/** A source's document, read with a time limit and no more than MAX_SOURCE_BYTES of it. */
 async function fetchSource(url: string): Promise<unknown> {
-  const response = await fetch(url, { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS), headers: { accept: 'application/json' } });
-  if (!response.ok) throw new Error(`${url} answered ${response.status}`);
-  const text = await response.text();
-  if (text.length > MAX_SOURCE_BYTES) throw new Error(`${url} sent more than ${MAX_SOURCE_BYTES} bytes`);
-  return JSON.parse(text);
+  const response = await fetch(url, { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS), headers: { accept: 'application/json' }, redirect: 'manual' });
+  if (!response.ok || !response.body) throw new Error(`${url} answered ${response.status}`);
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of response.body) {
+    size += chunk.length;
+    if (size > MAX_SOURCE_BYTES) throw new Error(`${url} sent more than ${MAX_SOURCE_BYTES} bytes`);
+    chunks.push(chunk);
+  }
+  return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+}
+
+/** Loopback, private, link-local and unique-local addresses: what a registry entry must not make this server call. */
+const PRIVATE = /^(127\.|10\.|192\.168\.|172\.(1[6-9]|2\d|3[01])\.|169\.254\.|0\.|::1$|::$|f[cd]|fe80:|::ffff:(127|10|192\.168|169\.254)\.)/i;
+
+/** Whether `url` is http(s) to a public address (or `allowPrivate`, for tests on loopback). */
+async function callable(url: string, allowPrivate: boolean): Promise<boolean> {
+  if (!URL.canParse(url)) return false;
+  const { protocol, hostname } = new URL(url);
+  if (protocol !== 'https:' && protocol !== 'http:') return false;
+  if (allowPrivate) return true;
+  const addresses = await lookup(hostname.replace(/^\[|\]$/g, ''), { all: true }).catch(() => []);
+  return addresses.length > 0 && addresses.every(({ address }) => !PRIVATE.test(address));
 }
 
 /** Whether an endpoint answers: a payable one asks for payment (402); any answer below 500 is one. */
-async function answers(item: RegistryItem): Promise<boolean> {
+async function answers(item: RegistryItem, allowPrivate: boolean): Promise<boolean> {
+  if (!(await callable(item.resource, allowPrivate))) return false;
   try {
     const response = await fetch(item.resource, { method: item.method === 'GET' ? 'GET' : 'HEAD', signal: AbortSignal.timeout(PROBE_TIMEOUT_MS), redirect: 'manual' });
     await response.body?.cancel();
@@ -44,16 +65,28 @@ async function answers(item: RegistryItem): Promise<boolean> {
   }
 }
 
+/** Runs `work` on each of `items`, at most `width` at once. */
+async function eachAtMost<T>(items: T[], width: number, work: (item: T) => Promise<void>): Promise<void> {
+  const queue = [...items];
+  await Promise.all(Array.from({ length: Math.min(width, queue.length) }, async () => {
+    for (let item = queue.shift(); item !== undefined; item = queue.shift()) await work(item);
+  }));
+}
+
 /**
  * Refreshes the registry from its configured sources (a source that cannot be read keeps its last items) and checks
  * that each of their endpoints answers: one that does not becomes `unreachable` (dropped from ranking) until it
- * answers again. The snapshots shipped in the repo are not checked: they are what works offline.
+ * answers again. The snapshots shipped in the repo are not checked (they are what works offline), and no source
+ * rewrites another's endpoints. Only public http(s) addresses are read or checked: a source cannot make this server
+ * probe its own network.
  */
 export class RegistryRefresher extends PeriodicPass {
   constructor(
     private readonly registry: Registry,
     private readonly sources: RegistrySource[],
     private readonly now: () => number,
+    /** WALLET_REGISTRY_ALLOW_PRIVATE: endpoints on loopback and private networks are checked too (tests). */
+    private readonly allowPrivate = false,
   ) {
     super('refreshing the registry');
   }
@@ -61,6 +94,10 @@ export class RegistryRefresher extends PeriodicPass {
   protected async pass(): Promise<number> {
     let refreshed = 0;
     for (const source of this.sources) {
+      if (!(await callable(source.url, this.allowPrivate))) {
+        console.error(`the registry source ${source.url} is not a public http(s) address; it is not read`);
+        continue;
+      }
       let items: RegistryItem[];
       try {
         const document = (await fetchSource(source.url)) as Record<string, unknown>;
@@ -72,8 +109,9 @@ export class RegistryRefresher extends PeriodicPass {
       }
       this.registry.replaceSource(source.url, items);
       const at = new Date(this.now()).toISOString();
-      await Promise.all(items.map(async (item) => this.registry.mark(item.id, (await answers(item)) ? 'active' : 'unreachable', at)));
-      refreshed += items.length;
+      const own = this.registry.all().filter((item) => item.source === source.url);
+      await eachAtMost(own, CHECKS_AT_ONCE, async (item) => this.registry.mark(item.id, (await answers(item, this.allowPrivate)) ? 'active' : 'unreachable', at));
+      refreshed += own.length;
     }
     return refreshed;
   }

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fromBazaar, fromMppDirectory, registryId, type RegistryItem } from './normalize.js';
 
-const DATA = join(import.meta.dirname, 'data');
+const DATA = join(import.meta.dirname, 'shipped');
 const readJson = (name: string): unknown => JSON.parse(readFileSync(join(DATA, name), 'utf8'));
 
 export interface RegistryFilter {
@@ -18,7 +18,7 @@ export interface RegistryFilter {
 export const wordsOf = (text: string) => text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
 
 /**
- * The normalised registry of x402 and MPP providers: the snapshots shipped in `data/` (so it works offline), one item
+ * The normalised registry of x402 and MPP providers: the snapshots shipped in `shipped/` (so it works offline), one item
  * per (service, endpoint), in a stable order. A refresh replaces a source's items; an item's health check marks it
  * `unreachable` (dropped from ranking) or active again.
  */
@@ -68,11 +68,13 @@ export class Registry {
   replaceSource(source: string, items: RegistryItem[]): void {
     const before = new Map(this.items.filter((item) => item.source === source).map((item) => [item.id, item]));
     const kept = this.items.filter((item) => item.source !== source);
-    const fresh = items.map((item) => {
+    const others = new Set(kept.map((item) => item.id));
+    // An endpoint another source (the shipped snapshots included) already lists stays theirs: no source rewrites another's.
+    const fresh = items.filter((item) => !others.has(item.id)).map((item) => {
       const earlier = before.get(item.id);
       return earlier ? { ...item, firstSeenAt: earlier.firstSeenAt, status: earlier.status, lastCheckedAt: earlier.lastCheckedAt } : item;
     });
-    this.items = [...kept.filter((item) => !fresh.some((f) => f.id === item.id)), ...fresh].sort((a, b) => a.id.localeCompare(b.id));
+    this.items = [...kept, ...fresh].sort((a, b) => a.id.localeCompare(b.id));
   }
 
   /** Marks an item as answering or not (its health check); `at` is when it was checked. */

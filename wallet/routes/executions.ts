@@ -1,11 +1,13 @@
 import { createHash } from 'node:crypto';
+import bs58 from 'bs58';
 import { Ajv, type ValidateFunction } from 'ajv';
 import type { FastifyInstance } from 'fastify';
 import type { WalletEvent } from '../../machines/wallet/events.js';
 import type { Execution, Wallet } from '../../machines/wallet/types.js';
 import { jcs } from '../../protocol/jcs.js';
+import { crashPoint } from '../../runtime/crash-points.js';
 import { walletOfBearer } from '../auth.js';
-import { statusOfWalletError, walletError, type WalletError } from '../errors.js';
+import { walletError, type WalletError } from '../errors.js';
 import type { ProviderCaller, ProviderOutcome } from '../executions/providers.js';
 import type { IdempotencyStore } from '../idempotency.js';
 import { idempotently } from '../idempotent-route.js';
@@ -109,9 +111,12 @@ export function registerExecutionRoutes(app: FastifyInstance, deps: ExecutionRou
     if ('error' in provider) return sendWalletError(reply, provider);
     const price = BigInt(provider.price.amount);
     if (body.maxPrice && price > BigInt(body.maxPrice.amount)) return sendWalletError(reply, walletError('price_above_max', `${capability.id} costs ${price} micro-USD here, above maxPrice`, { price: usd(price), maxPrice: usd(body.maxPrice.amount) }));
-    return idempotently(idempotency, `wallet:${walletId}:executions`, request, reply, async () => {
-      const [executionId, receiptId] = [newId('ex'), newId('rc')];
+    const run = idempotently(idempotency, `wallet:${walletId}:executions`, request, reply, async () => {
+      const [executionId, receiptId] = idsFor(walletId, request.headers['idempotency-key']);
+      let earlier: Execution | undefined;
       const started = await desk.change(walletId, (wallet, now): WalletEvent | WalletError => {
+        earlier = wallet.executions?.[executionId];
+        if (earlier) return ALREADY_BEGUN;
         if (wallet.status === 'suspended') return walletError('wallet_suspended', 'this wallet is suspended');
         const available = BigInt(wallet.balance) - BigInt(wallet.held);
         if (available < price) {
@@ -138,23 +143,82 @@ export function registerExecutionRoutes(app: FastifyInstance, deps: ExecutionRou
         };
         return { type: 'executionStarted', at: now, execution, ...executionHoldOf(wallet, execution, now) };
       });
-      if ('error' in started) return { status: statusOfWalletError(started.error), body: started.error };
+      // The key's call began before (its answer lost to a crash): never called again, answered from its record.
+      if (earlier) return answerOf(walletId, earlier, { withResult: false });
+      // A refusal is not kept under the key (after a top-up the same key runs): the work is given up, not answered.
+      if ('error' in started) throw new Refused(started.error);
+      crashPoint('execution-held'); // the price held, the provider never called
       const outcome = await providers.call({ rail: provider.rail, resource: provider.resource, method: provider.method }, body.input);
       return finish(desk, walletId, executionId, outcome);
+    });
+    return run.catch((error: unknown) => {
+      if (error instanceof Refused) return sendWalletError(reply, error.refusal);
+      throw error;
     });
   });
 
   app.get<{ Params: { id: string } }>('/v1/executions/:id', { schema: { operationId: 'getExecution', security: BEARER } }, async (request, reply) => {
     const opened = await walletOfBearer(request, tokens, desk);
     if ('error' in opened) return sendWalletError(reply, opened.error);
-    const execution = opened.wallet.executions?.[request.params.id];
+    const executions = opened.wallet.executions ?? {};
+    const execution = Object.hasOwn(executions, request.params.id) ? executions[request.params.id] : undefined;
     if (!execution) return sendWalletError(reply, walletError('not_found', `no execution ${request.params.id} on this wallet`));
     return { execution: executionView(execution), receipt: receiptOf(opened.wallet.id, execution) };
   });
 }
 
-/** Records what the provider did and answers: 200 with the result, or 502 `provider_failed` with the receipt. */
+/** A refusal of the work under an Idempotency-Key: given up (the key is freed), answered as it is. */
+class Refused extends Error {
+  constructor(readonly refusal: WalletError) {
+    super(refusal.message);
+  }
+}
+
+const RECORD_ATTEMPTS = 3;
+const ALREADY_BEGUN: WalletError = walletError('idempotency_in_progress', 'the call begun under this Idempotency-Key has no outcome yet: read GET /v1/executions/{id}');
+
+/**
+ * An execution's and its receipt's ids: from the wallet and the Idempotency-Key when there is one, so a retry after
+ * a crash (its key's record lost) finds the call it made instead of making another.
+ */
+function idsFor(walletId: string, key: string | string[] | undefined): [string, string] {
+  if (typeof key !== 'string') return [newId('ex'), newId('rc')];
+  const digest = (kind: string) => bs58.encode(createHash('sha256').update(`${walletId}\n${kind}\n${key}`).digest()).slice(0, 24);
+  return [`ex_${digest('execution')}`, `rc_${digest('receipt')}`];
+}
+
+/** The answer for an execution as recorded: 200 when it succeeded, else 502 `provider_failed` (pending: still at work, 409). */
+function answerOf(walletId: string, execution: Execution, { withResult, result, wallet }: { withResult: boolean; result?: unknown; wallet?: Wallet }) {
+  if (execution.status === 'pending') throw new Refused({ ...ALREADY_BEGUN, executionId: execution.id });
+  const answer = { execution: executionView(execution), receipt: receiptOf(walletId, execution) };
+  if (execution.status === 'succeeded') return { status: 200, body: { ...answer, result: withResult ? result : null, ...(wallet ? { wallet: walletView(wallet) } : {}) } };
+  const message =
+    execution.status === 'ambiguous'
+      ? `no answer after the provider may have been paid (${execution.error}): held until reconciled, never called again`
+      : `the provider failed (${execution.error}): the whole hold is released`;
+  return { status: 502, body: { ...walletError('provider_failed', message), ...answer } };
+}
+
+/**
+ * Records what the provider did and answers: 200 with the result, or 502 `provider_failed` with the receipt. Once
+ * the hold is recorded nothing here throws (the Idempotency-Key must not be freed for a second call): a journal that
+ * will not take the outcome is answered 503 with the execution's id, and the keeper ends it later.
+ */
 async function finish(desk: WalletDesk, walletId: string, executionId: string, outcome: ProviderOutcome) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await record(desk, walletId, executionId, outcome);
+    } catch (error) {
+      if (attempt === RECORD_ATTEMPTS) {
+        console.error(`recording execution ${executionId} failed; the keeper ends it:`, String(error));
+        return { status: 503, body: walletError('unavailable', `the outcome of execution ${executionId} could not be recorded now: read GET /v1/executions/${executionId} later`, { executionId }) };
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
+    }
+  }
+}
+
+async function record(desk: WalletDesk, walletId: string, executionId: string, outcome: ProviderOutcome) {
   const recorded = await desk.change(walletId, (wallet, now): WalletEvent | WalletError => {
     const execution = wallet.executions![executionId]!;
     if (outcome.ok) {
@@ -165,9 +229,5 @@ async function finish(desk: WalletDesk, walletId: string, executionId: string, o
   });
   if ('error' in recorded) throw new Error(`recording execution ${executionId}: ${recorded.error.message}`);
   const wallet: Wallet = recorded.wallet;
-  const execution = wallet.executions![executionId]!;
-  const answer = { execution: executionView(execution), receipt: receiptOf(walletId, execution) };
-  if (outcome.ok) return { status: 200, body: { ...answer, result: outcome.output, wallet: walletView(wallet) } };
-  const message = outcome.paid === 'maybe' ? `no answer after the provider may have been paid (${outcome.reason}): held until reconciled, never called again` : `the provider failed (${outcome.reason}): the whole hold is released`;
-  return { status: 502, body: { ...walletError('provider_failed', message), ...answer } };
+  return answerOf(walletId, wallet.executions![executionId]!, { withResult: true, result: outcome.ok ? outcome.output : undefined, wallet });
 }

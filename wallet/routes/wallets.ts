@@ -56,8 +56,11 @@ const CHECKOUTS_SHOWN = 20;
 /** What the wallet spent (the debits of its settled reservations; executions are not built yet) and holds open. */
 function usageOf(wallet: Wallet) {
   const reservations = Object.values(wallet.reservations);
-  const spent = reservations.reduce((total, reservation) => total + BigInt(reservation.settlement?.debit ?? '0'), 0n);
-  return { totalSpent: usd(spent), executions: 0, openReservations: reservations.filter((reservation) => reservation.status === 'held').length };
+  const executions = Object.values(wallet.executions ?? {});
+  const spent =
+    reservations.reduce((total, reservation) => total + BigInt(reservation.settlement?.debit ?? '0'), 0n) +
+    executions.reduce((total, execution) => total + BigInt(execution.charged), 0n);
+  return { totalSpent: usd(spent), executions: executions.length, openReservations: reservations.filter((reservation) => reservation.status === 'held').length };
 }
 
 const pageQuery = {
