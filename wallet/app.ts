@@ -8,6 +8,7 @@ import { sendWalletError } from './reply.js';
 import { registerCheckoutRoutes, type CheckoutRouteDeps } from './routes/checkout.js';
 import { registerDiscoveryRoutes, type DiscoveryRouteDeps } from './routes/discovery.js';
 import { registerExecutionRoutes, type ExecutionRouteDeps } from './routes/executions.js';
+import { registerMcp } from './mcp.js';
 import { registerPairingRoutes, type PairingRouteDeps } from './routes/pairings.js';
 import { registerReservationRoutes, type ReservationRouteDeps } from './routes/reservations.js';
 import { registerWalletRoutes, type WalletRouteDeps } from './routes/wallets.js';
@@ -58,6 +59,7 @@ export async function buildWalletApp(deps: WalletAppDeps): Promise<FastifyInstan
   registerReservationRoutes(app, deps);
   registerDiscoveryRoutes(app, deps);
   registerExecutionRoutes(app, deps);
+  registerMcp(app);
   if (deps.testHooks) registerWalletTestHooks(app, deps.testHooks);
   return app;
 }

@@ -155,6 +155,10 @@ test('the OpenAPI document: title Wallet, version 0.5.0, the routes built', asyn
   const paths = ['/v1/catalog', '/v1/registry', '/v1/discover', '/v1/wallets', '/v1/wallets/{id}', '/v1/me', '/v1/pairings/claim', '/v1/checkout', '/v1/internal/agent-pact/reservations', '/v1/internal/agent-pact/reservations/{id}', '/v1/internal/agent-pact/reservations/{id}/settle', '/v1/internal/agent-pact/reservations/{id}/release'];
   for (const path of paths) assert.ok(body.paths[path], path);
   assert.not.ok(body.paths['/__test/clock']);
+  // The spec's 15 routes, each with its operationId.
+  const operations = Object.values(body.paths as Record<string, Record<string, { operationId?: string }>>).flatMap((methods) => Object.values(methods).map((op) => op.operationId));
+  const spec = ['getCatalog', 'getRegistry', 'discoverCapabilities', 'createWallet', 'getWallet', 'createCheckout', 'getWalletOverview', 'claimPairing', 'executeCapability', 'getExecution', 'reserveAgentPactCredits', 'getAgentPactReservation', 'settleAgentPactCredits', 'releaseAgentPactCredits', 'mcp'];
+  for (const operationId of spec) assert.ok(operations.includes(operationId), operationId);
   const result = await new Validator().validate(body);
   assert.ok(result.valid, JSON.stringify(result.errors));
 });
