@@ -1,11 +1,15 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { WALLET_API } from './app.js';
 
-type Call = { method: 'GET' | 'POST'; url: string; payload?: unknown };
+type Call = { method: 'GET' | 'POST'; url: string; payload?: unknown; idempotencyKey?: string | undefined };
 
+/** What a tool call carries over from its HTTP request: the bearer, and the Host the URLs it hands out name. */
+type Caller = { authorization?: string | undefined; host?: string | undefined };
+
+const IDEMPOTENCY_KEY = z.string().min(1).max(255).optional().describe('sent as Idempotency-Key: a retry with the same key and arguments is answered once');
 const usd = z.string().regex(/^(0|[1-9][0-9]{0,29})$/).describe('micro-USD (1 USD = "1000000")');
 const money = (amount: string | undefined) => (amount === undefined ? undefined : { amount, asset: 'USD' as const });
 const query = (params: Record<string, string | number | undefined>) => {
@@ -18,10 +22,13 @@ const query = (params: Record<string, string | number | undefined>) => {
  * `Authorization`: the same checks, the same answers. A refusal (402, 502, …) is a result with `isError: true` and
  * the route's error body; JSON-RPC errors are left to protocol faults.
  */
-function toolsServer(app: FastifyInstance, authorization: string | undefined): McpServer {
+function toolsServer(app: FastifyInstance, caller: Caller): McpServer {
   const server = new McpServer({ name: 'pact-wallet', version: WALLET_API.version });
-  const call = async ({ method, url, payload }: Call) => {
-    const answer = await app.inject({ method, url, ...(payload === undefined ? {} : { payload: payload as object }), headers: authorization ? { authorization } : {} });
+  const call = async ({ method, url, payload, idempotencyKey }: Call) => {
+    const headers = Object.fromEntries(
+      Object.entries({ authorization: caller.authorization, host: caller.host, 'idempotency-key': idempotencyKey }).filter((entry): entry is [string, string] => entry[1] !== undefined),
+    );
+    const answer = await app.inject({ method, url, ...(payload === undefined ? {} : { payload: payload as object }), headers });
     const body = answer.json() as Record<string, unknown>;
     return { content: [{ type: 'text' as const, text: JSON.stringify(body) }], structuredContent: body, isError: answer.statusCode >= 400 };
   };
@@ -47,13 +54,13 @@ function toolsServer(app: FastifyInstance, authorization: string | undefined): M
   server.registerTool('get_wallet', { description: "The caller's wallet: balance, funding, usage and ledger (Authorization: Bearer wk_…).", inputSchema: {} }, () => call({ method: 'GET', url: '/v1/me' }));
   server.registerTool(
     'create_checkout',
-    { description: 'A hosted checkout URL that adds credit to the caller\'s wallet.', inputSchema: { amount: usd, successUrl: z.string().max(2048).optional(), cancelUrl: z.string().max(2048).optional() } },
-    ({ amount, ...rest }) => call({ method: 'POST', url: '/v1/checkout', payload: { amount: money(amount), ...rest } }),
+    { description: 'A hosted checkout URL that adds credit to the caller\'s wallet.', inputSchema: { amount: usd, successUrl: z.string().max(2048).optional(), cancelUrl: z.string().max(2048).optional(), idempotencyKey: IDEMPOTENCY_KEY } },
+    ({ amount, idempotencyKey, ...rest }) => call({ method: 'POST', url: '/v1/checkout', payload: { amount: money(amount), ...rest }, idempotencyKey }),
   );
   server.registerTool(
     'execute_capability',
-    { description: 'Runs a capability on a provider, paid from the wallet, with a receipt.', inputSchema: { capabilityId: z.string().max(128), registryId: z.string().max(64).optional(), input: z.unknown(), maxPrice: usd.optional() } },
-    ({ maxPrice, ...rest }) => call({ method: 'POST', url: '/v1/executions', payload: { ...rest, ...(maxPrice ? { maxPrice: money(maxPrice) } : {}) } }),
+    { description: 'Runs a capability on a provider, paid from the wallet, with a receipt.', inputSchema: { capabilityId: z.string().max(128), registryId: z.string().max(64).optional(), input: z.unknown(), maxPrice: usd.optional(), idempotencyKey: IDEMPOTENCY_KEY } },
+    ({ maxPrice, idempotencyKey, ...rest }) => call({ method: 'POST', url: '/v1/executions', payload: { ...rest, ...(maxPrice ? { maxPrice: money(maxPrice) } : {}) }, idempotencyKey }),
   );
   server.registerTool('get_execution', { description: 'An execution and its receipt.', inputSchema: { id: z.string().max(64) } }, ({ id }) =>
     call({ method: 'GET', url: `/v1/executions/${encodeURIComponent(id)}` }),
@@ -61,17 +68,38 @@ function toolsServer(app: FastifyInstance, authorization: string | undefined): M
   return server;
 }
 
-/** `POST /mcp`: MCP Streamable HTTP, stateless (a server and transport per request), JSON responses. */
+/** A JSON-RPC error for a request that is not one (the protocol's fault, never a tool's). */
+const rpcError = (code: number, message: string) => ({ jsonrpc: '2.0', error: { code, message }, id: null });
+
+/**
+ * `POST /mcp`: MCP Streamable HTTP, stateless (a server and transport per request), JSON responses. A body that is
+ * not a JSON-RPC message is a JSON-RPC error; GET and DELETE are 405 (no stream, no session).
+ */
 export function registerMcp(app: FastifyInstance): void {
-  app.post('/mcp', { schema: { operationId: 'mcp', body: { type: 'object' } } }, async (request, reply) => {
-    const server = toolsServer(app, request.headers.authorization);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    reply.hijack();
-    reply.raw.on('close', () => {
-      void transport.close();
-      void server.close();
+  void app.register(async (scoped) => {
+    scoped.setErrorHandler((error: FastifyError, _request, reply) => {
+      const tooLarge = error.statusCode === 413;
+      return reply.code(tooLarge ? 413 : 400).send(rpcError(tooLarge ? -32600 : -32700, tooLarge ? 'the message is too large' : `not a JSON-RPC message: ${error.message}`));
     });
-    await server.connect(transport);
-    await transport.handleRequest(request.raw, reply.raw, request.body);
+    scoped.post('/mcp', { schema: { operationId: 'mcp' } }, async (request, reply) => {
+      const server = toolsServer(app, { authorization: request.headers.authorization, host: request.headers.host });
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      reply.hijack();
+      reply.raw.on('close', () => {
+        void transport.close();
+        void server.close();
+      });
+      try {
+        await server.connect(transport);
+        await transport.handleRequest(request.raw, reply.raw, request.body);
+      } catch (error) {
+        console.error('an MCP request failed:', String(error));
+        if (!reply.raw.headersSent) reply.raw.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify(rpcError(-32603, 'internal error')));
+        else reply.raw.end();
+      }
+    });
+    for (const method of ['GET', 'DELETE'] as const) {
+      scoped.route({ method, url: '/mcp', schema: { hide: true }, handler: async (_request, reply) => reply.code(405).header('allow', 'POST').send(rpcError(-32000, 'this server is stateless: POST JSON-RPC messages to /mcp')) });
+    }
   });
 }

@@ -59,4 +59,24 @@ test('refusals are results with isError and the route\'s error body', async ({ s
   }
 });
 
+test('keyed tools answer once; the checkout names this server; GET is 405 and a non-message a JSON-RPC error', async ({ stack }) => {
+  const wallet = await pairedWallet(stack, '1000000');
+  const client = await connected(stack, wallet.auth);
+  try {
+    const args = { capabilityId: 'test.echo', input: { text: 'keyed' }, idempotencyKey: 'mcp-once' };
+    const [first, again] = [await client.callTool({ name: 'execute_capability', arguments: args }), await client.callTool({ name: 'execute_capability', arguments: args })];
+    assert.is(bodyOf(again).execution.id, bodyOf(first).execution.id);
+    assert.equal(bodyOf(await client.callTool({ name: 'get_wallet', arguments: {} })).wallet.balance, usd(990_000), 'charged once');
+    const checkout = bodyOf(await client.callTool({ name: 'create_checkout', arguments: { amount: '1000000' } })).checkout;
+    assert.is(new URL(checkout.url).host, new URL(stack.walletUrl).host);
+  } finally {
+    await client.close();
+  }
+  const get = await fetch(`${stack.walletUrl}/mcp`);
+  assert.equal([get.status, get.headers.get('allow')], [405, 'POST']);
+  const garbage = await fetch(`${stack.walletUrl}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{nope' });
+  assert.is(garbage.status, 400);
+  assert.is((await garbage.json()).error.code, -32700);
+});
+
 test.run();
