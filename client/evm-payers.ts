@@ -1,8 +1,9 @@
 import { ExactEvmScheme } from '@x402/evm/exact/client';
-import { ExactEvmSchemeV1, getEvmChainIdV1 } from '@x402/evm/v1';
+import { ExactEvmSchemeV1 } from '@x402/evm/v1';
 import { Challenge } from 'mppx';
 import { evm, Mppx } from 'mppx/client';
 import type { LocalAccount } from 'viem';
+import { chainIdOfNetwork } from '../rails/evm/networks.js';
 import type { HttpResult, Requirement } from './pact-client.js';
 
 // Payers for the real rails: they sign with a local EVM key (it never leaves the process) and spend at most a
@@ -37,16 +38,6 @@ function pinned(token: string | undefined, asset: string, chainId: number | unde
   if (chainId !== undefined && chain !== chainId) throw new PaymentRefused(`the server asks for chain ${chain ?? 'unknown'}, not ${chainId}`);
 }
 
-/** The chain id of an x402 network: `eip155:<id>` (v2), or a v1 name x402 knows (`base-sepolia`). */
-function chainOf(network: string): number | undefined {
-  if (network.startsWith('eip155:')) return Number(network.slice('eip155:'.length));
-  try {
-    return getEvmChainIdV1(network as never);
-  } catch {
-    return undefined;
-  }
-}
-
 type AcceptsEntry = { scheme: string; network: string; amount?: string; maxAmountRequired?: string; payTo: string; asset: string; maxTimeoutSeconds: number; extra?: Record<string, unknown> };
 
 /**
@@ -60,7 +51,7 @@ export function x402Payer({ account, budget, token, chainId, version = 2 }: Paye
     const entry = accepts.find((e) => e.network.includes(':') === (version === 2));
     if (!entry) throw new PaymentRefused(`the requirement offers no x402 v${version} exact payment`);
     if (entry.payTo !== requirement.payTo) throw new PaymentRefused('the requirement pays somewhere other than its escrow');
-    pinned(token, entry.asset, chainId, chainOf(entry.network));
+    pinned(token, entry.asset, chainId, chainIdOfNetwork(entry.network));
     spend(BigInt(entry.amount ?? entry.maxAmountRequired ?? '0'));
     const payment =
       version === 2

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { DEFAULT_JOURNAL_MAX_BYTES } from '../actors/nats.js';
 import { accessConfig, type AccessConfig } from '../access/config.js';
 import { parseSources, type RegistrySource } from '../wallet/registry/refresher.js';
+import { CALL_TIMEOUT_MS } from '../wallet/executions/provider-call.js';
 import { evaluatorConfig, type EvaluatorConfig } from '../evaluator/config.js';
 import type { BlobLimits } from '../gateway/blob-routes.js';
 import { evmConfig, type EvmConfig } from '../rails/evm/config.js';
@@ -36,6 +37,12 @@ export interface Config {
   walletRegistryRefreshMs: number;
   /** WALLET_REGISTRY_ALLOW_PRIVATE=1: sources and endpoints on loopback or private addresses are read too (tests only). */
   walletRegistryAllowPrivate: boolean;
+  /** WALLET_PROVIDER_KEY_FILE: the service's own payer key for x402 and mpp providers, on the rails' chain (PACT_X402_*). */
+  walletProviderKeyFile: string | undefined;
+  /** WALLET_PROVIDER_TIMEOUT_MS: how long a provider call may take (at most 30 s). */
+  walletProviderTimeoutMs: number;
+  /** WALLET_CATALOG_FILE: a deployment's own capabilities (`{ capabilities: [...] }`), beside the shipped catalog. */
+  walletCatalogFile: string | undefined;
   /** WALLET_CHECKOUT_RAILS: the rails a checkout is paid with (comma-separated: `mock`, which credits for nothing, development only; `x402`, `mpp`). */
   walletCheckoutRails: string[];
   dataDir: string;
@@ -113,6 +120,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     walletRegistrySources: parseSources(env.WALLET_REGISTRY_SOURCES),
     walletRegistryRefreshMs: Math.max(1_000, integer('WALLET_REGISTRY_REFRESH_MS', 3_600_000, env)),
     walletRegistryAllowPrivate: env.WALLET_REGISTRY_ALLOW_PRIVATE === '1',
+    walletProviderKeyFile: env.WALLET_PROVIDER_KEY_FILE || undefined,
+    walletProviderTimeoutMs: Math.min(CALL_TIMEOUT_MS, Math.max(100, integer('WALLET_PROVIDER_TIMEOUT_MS', CALL_TIMEOUT_MS, env))),
+    walletCatalogFile: env.WALLET_CATALOG_FILE || undefined,
     // Mock checkouts credit for nothing: on by default only where no real rail is configured (development).
     walletCheckoutRails: (env.WALLET_CHECKOUT_RAILS ?? (env.PACT_X402_RPC_URL ? '' : 'mock')).split(',').map((rail) => rail.trim()).filter(Boolean),
     dataDir: resolve(env.PACT_DATA_DIR || './data'),

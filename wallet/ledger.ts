@@ -80,9 +80,9 @@ export const settlementOf = (wallet: Wallet, reservation: Reservation, settlemen
 /** An execution's price held. */
 export const executionHoldOf = (wallet: Wallet, execution: Execution, at: number) => holdFor(wallet, BigInt(execution.reserved), executionRef(execution.id), at);
 
-/** An execution captured: its price to `system:provider_spend`, the rest of its hold back. */
-export const executionCaptureOf = (wallet: Wallet, execution: Execution, at: number) =>
-  debitFor(wallet, BigInt(execution.reserved), BigInt(execution.quoted), accounts.providerSpend, executionRef(execution.id), at);
+/** An execution captured: what it was charged to `system:provider_spend`, the rest of its hold back. */
+export const executionCaptureOf = (wallet: Wallet, execution: Execution, charged: bigint, at: number) =>
+  debitFor(wallet, BigInt(execution.reserved), charged, accounts.providerSpend, executionRef(execution.id), at);
 
 /** A failed execution's hold back whole. */
 export const executionReleaseOf = (wallet: Wallet, execution: Execution, at: number) => releaseFor(wallet, BigInt(execution.reserved), executionRef(execution.id), at);
@@ -138,6 +138,7 @@ function entriesOf(event: WalletEntry['event']): LedgerEntry[] {
       return [event.entry];
     case 'reservationSettled':
     case 'executionSucceeded':
+    case 'executionUnanswered':
       return event.entries;
     default:
       return [];

@@ -75,7 +75,7 @@ export const WALLET_COMPONENTS: Record<ComponentName, OpenAPIV3_1.SchemaObject> 
   Execution: object(['id', 'capabilityId', 'rail', 'provider', 'status', 'quoted', 'reserved', 'charged', 'released', 'inputHash', 'outputHash', 'createdAt', 'finishedAt'], {
     id: { type: 'string', pattern: '^ex_' },
     rail: { enum: ['http', 'x402', 'mpp', 'mock'] },
-    status: { enum: ['pending', 'succeeded', 'failed', 'ambiguous'] },
+    status: { enum: ['pending', 'paying', 'succeeded', 'failed', 'ambiguous', 'unanswered'] },
     quoted: usd,
     reserved: usd,
     charged: usd,

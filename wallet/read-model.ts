@@ -2,6 +2,7 @@ import type { AbstractBatchOperation } from 'abstract-level';
 import type { LedgerEntry } from '../machines/wallet/types.js';
 import { pad } from '../projection/time-pages.js';
 import { TimeIndex } from './time-index.js';
+import { STALE_EXECUTION_MS } from './executions/provider-call.js';
 import type { JsonLevel } from '../storage/level.js';
 import type { WalletEntry } from './journal.js';
 import { ledgerEntries } from './ledger.js';
@@ -20,11 +21,10 @@ export interface OpenCheckout {
   expiresAt: number;
 }
 
-/** An execution still pending, by when it began: one left so by a crash is ended by the keeper. */
-export interface PendingExecution {
+/** An execution not yet ended, by when the keeper should look at it: a call cut off by a crash, or one to reconcile. */
+export interface UnfinishedExecution {
   walletId: string;
   executionId: string;
-  startedAt: number;
 }
 
 /** A settlement's credit to a payee wallet not yet applied there (the settle's caller went away between the two). */
@@ -52,7 +52,7 @@ export class WalletReadModel {
   private readonly owed;
   /** Open checkouts by `expiresAt` (id `<walletId>!<checkoutId>`). */
   private readonly checkouts;
-  /** Pending executions by when they began (id `<walletId>!<executionId>`). */
+  /** Unfinished executions by when the keeper should look at them (id `<walletId>!<executionId>`). */
   private readonly executions;
   private readonly meta;
 
@@ -61,7 +61,7 @@ export class WalletReadModel {
     this.holds = new TimeIndex<DueHold>(level, 'wallet-holds');
     this.owed = new TimeIndex<OwedCredit>(level, 'wallet-owed');
     this.checkouts = new TimeIndex<OpenCheckout>(level, 'wallet-checkouts');
-    this.executions = new TimeIndex<PendingExecution>(level, 'wallet-executions');
+    this.executions = new TimeIndex<UnfinishedExecution>(level, 'wallet-executions');
     this.meta = level.sublevel<string, unknown>('wallet-meta', { valueEncoding: 'json' });
   }
 
@@ -104,8 +104,13 @@ export class WalletReadModel {
         }
       }
       if (event.type === 'credited') await owed.remove(`${event.reservationId}!${walletId}`);
-      if (event.type === 'executionStarted') executions.put(`${walletId}!${event.execution.id}`, event.at, { walletId, executionId: event.execution.id, startedAt: event.at });
-      if (event.type === 'executionSucceeded' || event.type === 'executionFailed' || event.type === 'executionAmbiguous') await executions.remove(`${walletId}!${event.executionId}`);
+      // A call no outcome follows within any call's time was cut off; an ambiguous one is reconciled from now on.
+      if (event.type === 'executionStarted') executions.put(`${walletId}!${event.execution.id}`, event.at + STALE_EXECUTION_MS, { walletId, executionId: event.execution.id });
+      if (event.type === 'executionAmbiguous') {
+        await executions.remove(`${walletId}!${event.executionId}`);
+        executions.put(`${walletId}!${event.executionId}`, event.at, { walletId, executionId: event.executionId });
+      }
+      if (event.type === 'executionSucceeded' || event.type === 'executionUnanswered' || event.type === 'executionFailed') await executions.remove(`${walletId}!${event.executionId}`);
     }
     operations.push({ type: 'put', key: 'journalSeq', value: reachedSeq, sublevel: this.meta });
     await this.level.batch(operations);
@@ -136,9 +141,9 @@ export class WalletReadModel {
     return this.checkouts.remove(`${walletId}!${checkoutId}`);
   }
 
-  /** Executions still pending that began at or before `before`, oldest first. */
-  staleExecutions(before: number, limit: number): Promise<PendingExecution[]> {
-    return this.executions.until(before, limit);
+  /** Unfinished executions due for the keeper at `now`, earliest first. */
+  dueExecutions(now: number, limit: number): Promise<UnfinishedExecution[]> {
+    return this.executions.until(now, limit);
   }
 
   /** Credits settled at or before `before` and not yet applied to their payee, oldest first. */

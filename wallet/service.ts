@@ -10,6 +10,7 @@ import { WalletReadModel } from './read-model.js';
 import { Catalog } from './registry/catalog.js';
 import { Registry } from './registry/registry.js';
 import { Providers, TEST_ECHO_CAPABILITY } from './executions/providers.js';
+import type { ProviderPayer } from './executions/provider-payer.js';
 import { RegistryRefresher, type RegistrySource } from './registry/refresher.js';
 import { IdempotencyStore } from './idempotency.js';
 import type { InternalTokens } from './internal-auth.js';
@@ -32,6 +33,11 @@ export interface WalletServiceSettings {
   registrySources: RegistrySource[];
   registryRefreshMs: number;
   registryAllowPrivate: boolean;
+  /** The service's payer for x402 and mpp providers (none: they are not executable). */
+  providerPayer: ProviderPayer | undefined;
+  providerTimeoutMs: number;
+  /** A deployment's own capabilities beside the shipped catalog. */
+  catalogFile: string | undefined;
 }
 
 /** How often the keeper looks for lapsed holds and credits never applied. */
@@ -56,9 +62,9 @@ export async function startWalletService(
   const readModel = new WalletReadModel(node.level);
   const projector = new WalletProjector(nats, readModel, node.nodeId);
   await projector.start();
-  const keeper = new WalletKeeper(desk, readModel, clock, paymentRails);
+  const keeper = new WalletKeeper(desk, readModel, clock, paymentRails, settings.providerPayer);
   const registry = Registry.shipped();
-  const providers = new Providers(settings.testHooks);
+  const providers = new Providers({ testHooks: settings.testHooks, payer: settings.providerPayer, timeoutMs: settings.providerTimeoutMs });
   const refresher = new RegistryRefresher(registry, settings.registrySources, () => clock.now(), settings.registryAllowPrivate);
   if (settings.registrySources.length > 0) {
     await refresher.run();
@@ -66,9 +72,9 @@ export async function startWalletService(
   }
   const app: FastifyInstance = await buildWalletApp({
     registry,
-    catalog: new Catalog(registry, settings.testHooks ? [TEST_ECHO_CAPABILITY] : []),
+    catalog: new Catalog(registry, [...(settings.testHooks ? [TEST_ECHO_CAPABILITY] : []), ...Catalog.entriesOf(settings.catalogFile)]),
     providers,
-    blocking: (item) => providers.blocking(item.rail),
+    blocking: (item) => providers.blocking({ rail: item.rail, network: item.payment.network, asset: item.payment.asset }),
     readModel,
     projector,
     desk,

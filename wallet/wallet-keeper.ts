@@ -1,9 +1,12 @@
 import { PeriodicPass } from '../actors/periodic-pass.js';
 import type { WalletEvent } from '../machines/wallet/events.js';
+import type { Wallet } from '../machines/wallet/types.js';
 import type { Clock } from '../runtime/clock.js';
 import { walletError, type WalletError } from './errors.js';
-import { executionReleaseOf, expiryOf } from './ledger.js';
-import { CALL_TIMEOUT_MS } from './executions/providers.js';
+import { executionCaptureOf, executionReleaseOf, expiryOf } from './ledger.js';
+import { paymentOf } from './executions/paid-call.js';
+import type { ProviderPayer, Settlement } from './executions/provider-payer.js';
+import type { UnfinishedExecution } from './read-model.js';
 import { checkoutCollectKey, creditCheckout } from './checkout-credits.js';
 import { creditPayee } from './payee-credits.js';
 import type { Rail } from '../rails/rail.js';
@@ -15,8 +18,6 @@ const BATCH = 500;
 const OWED_GRACE_MS = 30_000;
 /** After a checkout expires, how long a payment begun before may still be recorded (a collect waits seconds; a wide margin). */
 const CHECKOUT_PAYMENTS_END_MS = 15 * 60_000;
-/** An execution pending this long was cut off by a crash: no provider call lasts it (CALL_TIMEOUT_MS, and a margin). */
-const STALE_EXECUTION_MS = CALL_TIMEOUT_MS + 90_000;
 
 /** Nothing to do: the hold ended (or its time was moved) since the read model listed it. */
 const NOT_DUE: WalletError = walletError('invalid_request', 'not due');
@@ -34,6 +35,8 @@ export class WalletKeeper extends PeriodicPass {
     private readonly clock: Clock,
     /** Every rail that may have taken a checkout's money (a rail dropped from the checkout rails still holds what it took). */
     private readonly paymentRails: readonly Rail[],
+    /** Reads the chain for ambiguous executions (none: they stay held until a payer is configured). */
+    private readonly payer: ProviderPayer | undefined,
   ) {
     super('the wallet keeper');
   }
@@ -58,27 +61,56 @@ export class WalletKeeper extends PeriodicPass {
         console.error('the wallet keeper could not apply a credit; the next pass tries again:', String(error));
       }
     }
-    return done + (await this.lapsedCheckouts(now)) + (await this.staleExecutions(now));
+    return done + (await this.lapsedCheckouts(now)) + (await this.dueExecutions(now));
   }
 
   /**
-   * Executions a crash (or a journal that would not take the outcome) left pending past any call's time: one whose
-   * provider is never paid on the wire (plain HTTP, the mock) failed, its hold released; on x402 or mpp a payment may
-   * have gone, so it becomes ambiguous, held for reconciliation.
+   * Executions the keeper ends: one a crash cut off (pending, so never paid: failed, its hold released; paying, so
+   * an authorization may have gone: ambiguous), and ambiguous ones, reconciled on the chain: the provider took the
+   * payment (unanswered: charged what it took) or the authorization lapsed unused (failed: released whole).
    */
-  private async staleExecutions(now: number): Promise<number> {
+  private async dueExecutions(now: number): Promise<number> {
     let ended = 0;
-    for (const stale of await this.readModel.staleExecutions(now - STALE_EXECUTION_MS, BATCH)) {
-      const outcome = await this.desk.change(stale.walletId, (wallet, at): WalletEvent | WalletError => {
-        const execution = wallet.executions?.[stale.executionId];
-        if (execution?.status !== 'pending') return NOT_DUE;
-        const reason = 'no outcome was recorded (the service stopped during the call)';
-        if (execution.rail === 'x402' || execution.rail === 'mpp') return { type: 'executionAmbiguous', at, executionId: execution.id, reason };
-        return { type: 'executionFailed', at, executionId: execution.id, reason, ...executionReleaseOf(wallet, execution, at) };
-      });
-      if (!('error' in outcome)) ended++;
+    for (const due of await this.readModel.dueExecutions(now, BATCH)) {
+      try {
+        const settlement = await this.settlementOf(due);
+        const outcome = await this.desk.change(due.walletId, (wallet, at) => this.nextStep(wallet, due.executionId, settlement, at));
+        if (!('error' in outcome)) ended++;
+      } catch (error) {
+        console.error(`the wallet keeper could not reconcile execution ${due.executionId}; the next pass tries again:`, String(error));
+      }
     }
     return ended;
+  }
+
+  /** What the chain says of an ambiguous execution's authorization (undefined for any other, or with no payer to ask). */
+  private async settlementOf(due: UnfinishedExecution): Promise<Settlement | undefined> {
+    const execution = (await this.desk.read(due.walletId))?.executions?.[due.executionId];
+    if (execution?.status !== 'ambiguous' || !execution.authorization || !this.payer) return undefined;
+    return this.payer.settlementOf(execution.authorization);
+  }
+
+  private nextStep(wallet: Wallet, executionId: string, settlement: Settlement | undefined, at: number): WalletEvent | WalletError {
+    const execution = wallet.executions?.[executionId];
+    const cutOff = 'no outcome was recorded (the service stopped during the call)';
+    switch (execution?.status) {
+      case 'pending':
+        return { type: 'executionFailed', at, executionId, reason: cutOff, ...executionReleaseOf(wallet, execution, at) };
+      case 'paying':
+        return { type: 'executionAmbiguous', at, executionId, reason: cutOff };
+      case 'ambiguous': {
+        if (!settlement || !execution.authorization) return NOT_DUE;
+        const charged = BigInt(execution.authorization.charged);
+        if (settlement.used) {
+          const reason = `${execution.error}; reconciled: the provider took the payment`;
+          return { type: 'executionUnanswered', at, executionId, charged: charged.toString(), reason, providerPayment: paymentOf(execution.authorization, settlement.reference), ...executionCaptureOf(wallet, execution, charged, at) };
+        }
+        if (!settlement.expired) return NOT_DUE;
+        return { type: 'executionFailed', at, executionId, reason: `${execution.error}; reconciled: the payment lapsed unused`, ...executionReleaseOf(wallet, execution, at) };
+      }
+      default:
+        return NOT_DUE;
+    }
   }
 
   /**

@@ -1,4 +1,4 @@
-import type { Checkout, Execution, LedgerEntry, LedgerTransaction, Reservation, Settlement, Wallet } from './types.js';
+import type { Checkout, Execution, ProviderAuthorization, LedgerEntry, LedgerTransaction, Reservation, Settlement, Wallet } from './types.js';
 
 /** What happened to a wallet, as its journal records it. Every event carries its own time. */
 export type WalletEvent =
@@ -17,9 +17,13 @@ export type WalletEvent =
   | { type: 'reservationExpired'; at: number; reservationId: string; transaction: LedgerTransaction; entry: LedgerEntry }
   /** A provider call begins: its price moves from available to held. */
   | { type: 'executionStarted'; at: number; execution: Execution; transaction: LedgerTransaction; entry: LedgerEntry }
-  /** The provider answered: the price is charged (to `system:provider_spend`), the rest of the hold comes back. */
-  | { type: 'executionSucceeded'; at: number; executionId: string; outputHash: string; providerPayment: Execution['providerPayment']; transaction: LedgerTransaction; entries: LedgerEntry[] }
-  /** The provider failed before any payment: the whole hold comes back. */
+  /** The service's payer signed an authorization for the provider: from here a payment may go. */
+  | { type: 'executionPaying'; at: number; executionId: string; authorization: ProviderAuthorization }
+  /** The provider answered: `charged` (at most the hold) goes to `system:provider_spend`, the rest of the hold comes back. */
+  | { type: 'executionSucceeded'; at: number; executionId: string; charged: string; outputHash: string; providerPayment: Execution['providerPayment']; transaction: LedgerTransaction; entries: LedgerEntry[] }
+  /** The provider took its payment and gave no usable answer: charged what it took, the rest comes back. */
+  | { type: 'executionUnanswered'; at: number; executionId: string; charged: string; reason: string; providerPayment: Execution['providerPayment']; transaction: LedgerTransaction; entries: LedgerEntry[] }
+  /** The provider was not paid (nothing signed, or what was signed never used): the whole hold comes back. */
   | { type: 'executionFailed'; at: number; executionId: string; reason: string; transaction: LedgerTransaction; entry: LedgerEntry }
   /** No answer after a payment may have gone: the hold stays until reconciled. */
   | { type: 'executionAmbiguous'; at: number; executionId: string; reason: string }

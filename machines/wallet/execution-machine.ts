@@ -1,28 +1,45 @@
 import { assign, setup, transition } from 'xstate';
-import type { Execution } from './types.js';
+import type { Execution, ProviderAuthorization } from './types.js';
 
-/** What ends (or suspends) a provider call; each names the wallet transaction that records it, if money moved. */
+/** What moves a provider call on; each end names the wallet transaction that records it, if money moved. */
 export type ExecutionEvent =
+  | { type: 'pay'; authorization: ProviderAuthorization }
   | { type: 'succeed'; at: number; charged: string; outputHash: string; providerPayment: Execution['providerPayment']; transactionId: string }
+  | { type: 'chargeUnanswered'; at: number; charged: string; reason: string; providerPayment: Execution['providerPayment']; transactionId: string }
   | { type: 'fail'; at: number; reason: string; transactionId: string }
   | { type: 'lose'; at: number; reason: string };
 
 type Args = { context: Execution; event: ExecutionEvent };
 
+const chargedOf = (event: ExecutionEvent) => (event.type === 'succeed' || event.type === 'chargeUnanswered' ? BigInt(event.charged) : -1n);
+
 /**
- * A provider call: pending until the provider answers (succeeded: charged at most what was held), fails before any
- * payment (failed: nothing charged), or is lost after a payment may have gone (ambiguous), which only reconciliation
- * ends, as succeeded or failed. Never retried blindly.
+ * A provider call: pending until the provider answers (succeeded: charged at most what was held) or fails unpaid
+ * (failed: nothing charged). A paid provider is `paying` once the service's payer signed its authorization; from
+ * there a payment may go, so an end without an answer is `ambiguous` (held; reconciliation reads the chain) or
+ * `unanswered` (the provider took the payment: charged it). Never retried blindly.
  */
 export const executionMachine = setup({
   types: { context: {} as Execution, events: {} as ExecutionEvent, input: {} as Execution },
   guards: {
-    withinHold: ({ context, event }: Args) => event.type === 'succeed' && BigInt(event.charged) >= 0n && BigInt(event.charged) <= BigInt(context.reserved),
+    withinHold: ({ context, event }: Args) => chargedOf(event) >= 0n && chargedOf(event) <= BigInt(context.reserved),
+    /** What the provider took is what was signed for it. */
+    asAuthorized: ({ context, event }: Args) => context.authorization !== null && chargedOf(event) === BigInt(context.authorization.charged) && chargedOf(event) <= BigInt(context.reserved),
+    authorizedWithinHold: ({ context, event }: Args) => event.type === 'pay' && BigInt(event.authorization.charged) > 0n && BigInt(event.authorization.charged) <= BigInt(context.reserved),
   },
   actions: {
+    noteAuthorization: assign(({ event }: Args) => (event.type === 'pay' ? { authorization: event.authorization } : {})),
     charge: assign(({ context, event }: Args) =>
-      event.type === 'succeed'
-        ? { charged: event.charged, released: (BigInt(context.reserved) - BigInt(event.charged)).toString(), outputHash: event.outputHash, providerPayment: event.providerPayment, error: null, finishedAt: event.at, ledgerTxIds: [...context.ledgerTxIds, event.transactionId] }
+      event.type === 'succeed' || event.type === 'chargeUnanswered'
+        ? {
+            charged: event.charged,
+            released: (BigInt(context.reserved) - BigInt(event.charged)).toString(),
+            outputHash: event.type === 'succeed' ? event.outputHash : null,
+            providerPayment: event.providerPayment,
+            error: event.type === 'succeed' ? null : event.reason,
+            finishedAt: event.at,
+            ledgerTxIds: [...context.ledgerTxIds, event.transactionId],
+          }
         : {},
     ),
     giveBack: assign(({ context, event }: Args) =>
@@ -37,18 +54,27 @@ export const executionMachine = setup({
   states: {
     pending: {
       on: {
+        pay: { guard: 'authorizedWithinHold', target: 'paying', actions: 'noteAuthorization' },
         succeed: { guard: 'withinHold', target: 'succeeded', actions: 'charge' },
+        fail: { target: 'failed', actions: 'giveBack' },
+      },
+    },
+    paying: {
+      on: {
+        succeed: { guard: 'withinHold', target: 'succeeded', actions: 'charge' },
+        chargeUnanswered: { guard: 'asAuthorized', target: 'unanswered', actions: 'charge' },
         fail: { target: 'failed', actions: 'giveBack' },
         lose: { target: 'ambiguous', actions: 'noteLoss' },
       },
     },
     ambiguous: {
       on: {
-        succeed: { guard: 'withinHold', target: 'succeeded', actions: 'charge' },
+        chargeUnanswered: { guard: 'asAuthorized', target: 'unanswered', actions: 'charge' },
         fail: { target: 'failed', actions: 'giveBack' },
       },
     },
     succeeded: { type: 'final' },
+    unanswered: { type: 'final' },
     failed: { type: 'final' },
   },
 });

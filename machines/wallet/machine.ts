@@ -71,46 +71,55 @@ function afterHold(wallet: Wallet, event: HoldEnd): Partial<Wallet> {
   };
 }
 
-type ExecutionEnd = Of<'executionSucceeded'> | Of<'executionFailed'> | Of<'executionAmbiguous'>;
+type ExecutionStep = Of<'executionPaying'> | Of<'executionSucceeded'> | Of<'executionUnanswered'> | Of<'executionFailed'> | Of<'executionAmbiguous'>;
+const executionSteps: ReadonlySet<string> = new Set<ExecutionStep['type']>(['executionPaying', 'executionSucceeded', 'executionUnanswered', 'executionFailed', 'executionAmbiguous']);
+const isExecutionStep = (event: WalletEvent): event is ExecutionStep => executionSteps.has(event.type);
 
-/** What ends an execution, as its machine reads it (a success charges the price quoted). */
-function executionEventOf(wallet: Wallet, event: ExecutionEnd): ExecutionEvent {
-  if (event.type === 'executionSucceeded') {
-    const quoted = wallet.executions?.[event.executionId]?.quoted ?? '0';
-    return { type: 'succeed', at: event.at, charged: quoted, outputHash: event.outputHash, providerPayment: event.providerPayment, transactionId: event.transaction.id };
+/** An execution's step, as its machine reads it. */
+function executionEventOf(event: ExecutionStep): ExecutionEvent {
+  switch (event.type) {
+    case 'executionPaying':
+      return { type: 'pay', authorization: event.authorization };
+    case 'executionSucceeded':
+      return { type: 'succeed', at: event.at, charged: event.charged, outputHash: event.outputHash, providerPayment: event.providerPayment, transactionId: event.transaction.id };
+    case 'executionUnanswered':
+      return { type: 'chargeUnanswered', at: event.at, charged: event.charged, reason: event.reason, providerPayment: event.providerPayment, transactionId: event.transaction.id };
+    case 'executionFailed':
+      return { type: 'fail', at: event.at, reason: event.reason, transactionId: event.transaction.id };
+    case 'executionAmbiguous':
+      return { type: 'lose', at: event.at, reason: event.reason };
   }
-  if (event.type === 'executionFailed') return { type: 'fail', at: event.at, reason: event.reason, transactionId: event.transaction.id };
-  return { type: 'lose', at: event.at, reason: event.reason };
 }
 
-/** The execution after the event that ends it, when its machine takes it. */
-const endedExecution = (wallet: Wallet, event: ExecutionEnd) => {
+/** The execution after its step, when its machine takes it. */
+const steppedExecution = (wallet: Wallet, event: ExecutionStep) => {
   const execution = wallet.executions?.[event.executionId];
-  return execution && nextExecution(execution, executionEventOf(wallet, event));
+  return execution && nextExecution(execution, executionEventOf(event));
 };
 
-/** An execution's end its machine takes; money moves only with a balanced transaction. */
-const executionEnds = <T extends ExecutionEnd['type']>(type: T) =>
-  when(type, (wallet, event) => {
-    const end = event as ExecutionEnd;
-    return endedExecution(wallet, end) !== undefined && (end.type === 'executionAmbiguous' || balanced(end.transaction.legs));
-  });
+/** Whether a step ends the execution with money moved (its hold charged or given back). */
+const movesMoney = (event: ExecutionStep): event is Of<'executionSucceeded'> | Of<'executionUnanswered'> | Of<'executionFailed'> =>
+  event.type === 'executionSucceeded' || event.type === 'executionUnanswered' || event.type === 'executionFailed';
 
-/** The wallet after an execution ended: success charges its price and frees its hold, failure frees it whole, a loss keeps it. */
-function afterExecution(wallet: Wallet, event: ExecutionEnd): Partial<Wallet> {
-  const ended = endedExecution(wallet, event)!;
-  const executions = { ...wallet.executions, [ended.id]: ended };
-  if (event.type === 'executionAmbiguous') return { executions };
+/** An execution's step its machine takes; money moves only with a balanced transaction. */
+const executionSteppable = ({ context, event }: Args) =>
+  isExecutionStep(event) && steppedExecution(context, event) !== undefined && (!movesMoney(event) || balanced(event.transaction.legs));
+
+/** The wallet after an execution's step: an end charges what was charged and frees its hold; the rest only record. */
+function afterExecution(wallet: Wallet, event: ExecutionStep): Partial<Wallet> {
+  const stepped = steppedExecution(wallet, event)!;
+  const executions = { ...wallet.executions, [stepped.id]: stepped };
+  if (!movesMoney(event)) return { executions };
   return {
-    balance: (BigInt(wallet.balance) - BigInt(ended.charged)).toString(),
-    held: (BigInt(wallet.held) - BigInt(ended.reserved)).toString(),
+    balance: (BigInt(wallet.balance) - BigInt(stepped.charged)).toString(),
+    held: (BigInt(wallet.held) - BigInt(stepped.reserved)).toString(),
     executions,
   };
 }
 
 /** A new execution, pending, whose hold the available credit covers, with a balanced transaction. */
 const startable = when('executionStarted', (wallet, { execution, transaction }) =>
-  wallet.executions?.[execution.id] === undefined && execution.status === 'pending' && BigInt(execution.reserved) >= 0n && BigInt(execution.reserved) <= available(wallet) && balanced(transaction.legs),
+  wallet.executions?.[execution.id] === undefined && execution.status === 'pending' && execution.authorization === null && BigInt(execution.reserved) >= 0n && BigInt(execution.reserved) <= available(wallet) && balanced(transaction.legs),
 );
 
 const available = (wallet: Wallet) => BigInt(wallet.balance) - BigInt(wallet.held);
@@ -119,6 +128,16 @@ const available = (wallet: Wallet) => BigInt(wallet.balance) - BigInt(wallet.hel
 const reservable = when('reserved', (wallet, { reservation, transaction }) =>
   wallet.reservations[reservation.id] === undefined && reservation.status === 'held' && Number.isSafeInteger(reservation.expiresAt) && BigInt(reservation.amount) > 0n && BigInt(reservation.amount) <= available(wallet) && balanced(transaction.legs),
 );
+
+const takeStep = { guard: 'executionSteppable', actions: ['stepExecution', 'stamp'] } as const;
+/** An execution under way goes on in an active wallet and in a suspended one alike. */
+const executionStepsTaken = {
+  executionPaying: takeStep,
+  executionSucceeded: takeStep,
+  executionUnanswered: takeStep,
+  executionFailed: takeStep,
+  executionAmbiguous: takeStep,
+};
 
 /**
  * The wallet lifecycle and its balances. Pure: no clock, no I/O; every event carries its own `at`, and
@@ -135,9 +154,7 @@ export const walletMachine = setup({
     releasable: holdEnds('reservationReleased'),
     lapsed: holdEnds('reservationExpired'),
     startable,
-    succeedable: executionEnds('executionSucceeded'),
-    failable: executionEnds('executionFailed'),
-    losable: executionEnds('executionAmbiguous'),
+    executionSteppable,
     newCredit: when('credited', (wallet, { reservationId, amount, transaction }) => wallet.creditsReceived[reservationId] === undefined && BigInt(amount) > 0n && balanced(transaction.legs)),
   },
   actions: {
@@ -164,9 +181,7 @@ export const walletMachine = setup({
         executions: { ...wallet.executions, [execution.id]: { ...execution, ledgerTxIds: [transaction.id] } },
       })),
     ),
-    endExecution: assign(({ context, event }: Args) =>
-      event.type === 'executionSucceeded' || event.type === 'executionFailed' || event.type === 'executionAmbiguous' ? afterExecution(context, event) : {},
-    ),
+    stepExecution: assign(({ context, event }: Args) => (isExecutionStep(event) ? afterExecution(context, event) : {})),
     credit: assign(
       update('credited', (wallet, { reservationId, amount, transaction }) => ({
         balance: (BigInt(wallet.balance) + BigInt(amount)).toString(),
@@ -195,9 +210,7 @@ export const walletMachine = setup({
         reservationReleased: { guard: 'releasable', actions: ['release', 'stamp'] },
         reservationExpired: { guard: 'lapsed', actions: ['expire', 'stamp'] },
         executionStarted: { guard: 'startable', actions: ['startExecution', 'stamp'] },
-        executionSucceeded: { guard: 'succeedable', actions: ['endExecution', 'stamp'] },
-        executionFailed: { guard: 'failable', actions: ['endExecution', 'stamp'] },
-        executionAmbiguous: { guard: 'losable', actions: ['endExecution', 'stamp'] },
+        ...executionStepsTaken,
         credited: { guard: 'newCredit', actions: ['credit', 'stamp'] },
       },
     },
@@ -208,9 +221,7 @@ export const walletMachine = setup({
         reservationSettled: { guard: 'settleable', actions: ['settle', 'stamp'] },
         reservationReleased: { guard: 'releasable', actions: ['release', 'stamp'] },
         reservationExpired: { guard: 'lapsed', actions: ['expire', 'stamp'] },
-        executionSucceeded: { guard: 'succeedable', actions: ['endExecution', 'stamp'] },
-        executionFailed: { guard: 'failable', actions: ['endExecution', 'stamp'] },
-        executionAmbiguous: { guard: 'losable', actions: ['endExecution', 'stamp'] },
+        ...executionStepsTaken,
         credited: { guard: 'newCredit', actions: ['credit', 'stamp'] },
       },
     },

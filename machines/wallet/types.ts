@@ -64,15 +64,38 @@ export interface Reservation {
 export type ExecutionRail = 'http' | 'x402' | 'mpp' | 'mock';
 
 /**
- * A call to a provider paid from the wallet: its price held, then captured on success or released on failure;
- * `ambiguous` when the provider may have been paid but no answer came (held until reconciled, never retried).
+ * An EIP-3009 authorization the service's payer key signed for a provider (x402 `exact` or mpp `evm` charge): what
+ * reconciliation reads on the chain to learn whether the provider took it.
+ */
+export interface ProviderAuthorization {
+  /** CAIP-2, e.g. `eip155:84532`. */
+  network: string;
+  /** The token's address. */
+  asset: string;
+  from: string;
+  to: string;
+  nonce: string;
+  /** Token base units, and the same as micro-USD (what the wallet is charged when the provider takes it). */
+  value: string;
+  charged: string;
+  /** Unix seconds: after this the authorization can never be used. */
+  validBefore: number;
+  /** The chain's block when it was signed: its use is looked for from there. */
+  fromBlock: string;
+}
+
+/**
+ * A call to a provider paid from the wallet: its price held, then captured on success or released on failure.
+ * `paying` once the service's payer signed an authorization for the provider; `ambiguous` when the provider may have
+ * been paid but no answer came (held until reconciled, never retried); `unanswered` when it was paid and no usable
+ * answer came (charged what it took).
  */
 export interface Execution {
   id: string;
   capabilityId: string;
   rail: ExecutionRail;
   provider: { registryId: string | null; resource: string; method: string };
-  status: 'pending' | 'succeeded' | 'failed' | 'ambiguous';
+  status: 'pending' | 'paying' | 'succeeded' | 'failed' | 'ambiguous' | 'unanswered';
   /** micro-USD: the price quoted, held, charged and given back. */
   quoted: string;
   reserved: string;
@@ -81,6 +104,8 @@ export interface Execution {
   inputHash: string;
   outputHash: string | null;
   providerPayment: { network?: string; reference?: string; payTo?: string } | null;
+  /** The authorization signed for the provider (x402, mpp), once signed. */
+  authorization: ProviderAuthorization | null;
   error: string | null;
   receiptId: string;
   createdAt: number;

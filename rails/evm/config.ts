@@ -51,7 +51,7 @@ export function evmConfig(env: NodeJS.ProcessEnv): EvmConfig | undefined {
       decimals: positive('PACT_X402_TOKEN_DECIMALS', env.PACT_X402_TOKEN_DECIMALS || '6'),
     },
     networkV1: env.PACT_X402_NETWORK_V1 || undefined,
-    escrowKey: escrowKeyFrom(need('PACT_ESCROW_KEY_FILE')),
+    escrowKey: privateKeyFrom(need('PACT_ESCROW_KEY_FILE')),
     minGasWei: BigInt(env.PACT_EVM_MIN_GAS_WEI || '1000000000000000'),
     pollingIntervalMs: positive('PACT_EVM_POLL_MS', env.PACT_EVM_POLL_MS || '1000'),
   };
@@ -64,7 +64,7 @@ function positive(name: string, text: string): number {
 }
 
 /** The key file holds one 32-byte hex key; an error names the file, never what it holds. */
-function escrowKeyFrom(file: string): Hex {
+export function privateKeyFrom(file: string): Hex {
   const text = readFileSync(file, 'utf8').trim();
   const key = (text.startsWith('0x') ? text : `0x${text}`) as Hex;
   if (!isHex(key) || key.length !== 66) throw new Error(`${file} does not hold a 32-byte hex private key`);

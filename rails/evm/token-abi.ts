@@ -8,4 +8,5 @@ export const eip3009TokenAbi = parseAbi([
   'function authorizationState(address authorizer, bytes32 nonce) view returns (bool)',
   'function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, bytes signature)',
   'event Transfer(address indexed from, address indexed to, uint256 value)',
+  'event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)',
 ]);

@@ -49,19 +49,38 @@ test('a checkout is paid once, with money taken before it expired', () => {
   assert.is(nextCheckout(open, pay(T0 + 50, T0 + 60)), undefined, 'recorded before it was taken');
 });
 
-test('an execution is charged at most what it holds, fails with all of it back, and a lost one ends only by reconciling', () => {
-  const pending: Execution = { id: 'ex_1', capabilityId: 'test.echo', rail: 'http', provider: { registryId: null, resource: 'test:echo', method: 'POST' }, status: 'pending', quoted: '1000', reserved: '1000', charged: '0', released: '0', inputHash: 'i', outputHash: null, providerPayment: null, error: null, receiptId: 'rc_1', createdAt: T0, finishedAt: null, ledgerTxIds: ['tx_h'] };
+const PENDING: Execution = { id: 'ex_1', capabilityId: 'test.echo', rail: 'http', provider: { registryId: null, resource: 'test:echo', method: 'POST' }, status: 'pending', quoted: '1000', reserved: '1000', charged: '0', released: '0', inputHash: 'i', outputHash: null, providerPayment: null, authorization: null, error: null, receiptId: 'rc_1', createdAt: T0, finishedAt: null, ledgerTxIds: ['tx_h'] };
+
+test('an execution is charged at most what it holds and fails with all of it back; an unpaid one is never lost', () => {
   const succeed = (charged: string) => ({ type: 'succeed' as const, at: T0 + 5, charged, outputHash: 'o', providerPayment: null, transactionId: 'tx_c' });
-  const done = nextExecution(pending, succeed('1000'))!;
+  const done = nextExecution(PENDING, succeed('1000'))!;
   assert.equal([done.status, done.charged, done.released, done.ledgerTxIds], ['succeeded', '1000', '0', ['tx_h', 'tx_c']]);
-  assert.is(nextExecution(pending, succeed('1001')), undefined, 'more than held');
-  const failed = nextExecution(pending, { type: 'fail', at: T0 + 5, reason: 'down', transactionId: 'tx_r' })!;
+  assert.is(nextExecution(PENDING, succeed('1001')), undefined, 'more than held');
+  const failed = nextExecution(PENDING, { type: 'fail', at: T0 + 5, reason: 'down', transactionId: 'tx_r' })!;
   assert.equal([failed.status, failed.charged, failed.released, failed.error], ['failed', '0', '1000', 'down']);
-  const lost = nextExecution(pending, { type: 'lose', at: T0 + 5, reason: 'timeout' })!;
+  assert.is(nextExecution(PENDING, { type: 'lose', at: T0 + 5, reason: 'timeout' }), undefined, 'nothing was signed: nothing can be lost');
+  for (const ended of [done, failed]) assert.is(nextExecution(ended, { type: 'fail', at: T0 + 9, reason: 'x', transactionId: 'y' }), undefined);
+});
+
+test('a paid execution: signed within its hold; lost, it ends only by reconciling, charged exactly what was signed or released whole', () => {
+  const authorization = { network: 'eip155:84532', asset: '0xt', from: '0xf', to: '0xp', nonce: '0xn', value: '600', charged: '600', validBefore: 1, fromBlock: '7' };
+  assert.is(nextExecution(PENDING, { type: 'pay', authorization: { ...authorization, charged: '1001' } }), undefined, 'more than held');
+  assert.is(nextExecution(PENDING, { type: 'pay', authorization: { ...authorization, charged: '0' } }), undefined, 'nothing to pay');
+  const paying = nextExecution(PENDING, { type: 'pay', authorization })!;
+  assert.equal([paying.status, paying.authorization], ['paying', authorization]);
+  assert.is(nextExecution(paying, { type: 'pay', authorization }), undefined, 'signed once');
+  const lost = nextExecution(paying, { type: 'lose', at: T0 + 5, reason: 'timeout' })!;
   assert.equal([lost.status, lost.charged, lost.finishedAt], ['ambiguous', '0', null]);
   assert.is(nextExecution(lost, { type: 'lose', at: T0 + 6, reason: 'again' }), undefined);
-  assert.is(nextExecution(lost, succeed('1000'))!.status, 'succeeded');
-  for (const ended of [done, failed]) assert.is(nextExecution(ended, { type: 'fail', at: T0 + 9, reason: 'x', transactionId: 'y' }), undefined);
+  assert.is(nextExecution(lost, { type: 'succeed', at: T0 + 6, charged: '600', outputHash: 'o', providerPayment: null, transactionId: 'tx' }), undefined, 'no answer comes after a loss');
+  const unanswered = (charged: string) => ({ type: 'chargeUnanswered' as const, at: T0 + 7, charged, reason: 'taken', providerPayment: { reference: '0xr' }, transactionId: 'tx_c' });
+  assert.is(nextExecution(lost, unanswered('1000')), undefined, 'charged what was signed, no more');
+  const taken = nextExecution(lost, unanswered('600'))!;
+  assert.equal([taken.status, taken.charged, taken.released, taken.outputHash, taken.error], ['unanswered', '600', '400', null, 'taken']);
+  const lapsed = nextExecution(lost, { type: 'fail', at: T0 + 7, reason: 'lapsed', transactionId: 'tx_r' })!;
+  assert.equal([lapsed.status, lapsed.charged, lapsed.released], ['failed', '0', '1000']);
+  assert.is(nextExecution(PENDING, unanswered('600')), undefined, 'nothing signed: nothing taken');
+  for (const ended of [taken, lapsed]) assert.is(nextExecution(ended, { type: 'fail', at: T0 + 9, reason: 'x', transactionId: 'y' }), undefined);
 });
 
 test.run();

@@ -1,88 +1,64 @@
-import type { Execution, ExecutionRail } from '../../machines/wallet/types.js';
+import { answerOf, send } from './http-call.js';
+import { callMpp } from './mpp-call.js';
+import type { CallLimits, ProviderCaller, ProviderOutcome, ProviderTarget, ProviderTerms } from './provider-call.js';
+import type { ProviderPayer } from './provider-payer.js';
+import { callX402 } from './x402-call.js';
 
-/** Where a call goes. */
-export interface ProviderTarget {
-  rail: ExecutionRail;
-  resource: string;
-  method: string;
-}
-
-/**
- * What became of a call: an answer; a failure before any payment (`paid: false`: the hold comes back); or no answer
- * after a payment may have gone (`paid: 'maybe'`: held for reconciliation, never retried blindly).
- */
-export type ProviderOutcome =
-  | { ok: true; output: unknown; payment: Execution['providerPayment'] }
-  | { ok: false; paid: false | 'maybe'; reason: string };
-
-export interface ProviderCaller {
-  /** What keeps calls on `rail` from being made from here (none: they can be). */
-  blocking(rail: ExecutionRail): string[];
-  call(target: ProviderTarget, input: unknown): Promise<ProviderOutcome>;
-}
-
-export const CALL_TIMEOUT_MS = 30_000;
-const MAX_ANSWER_CHARS = 1_000_000;
 /** The in-process capability of the test hooks: it answers with what it was given. */
 export const TEST_ECHO = 'test:echo';
 
-/** A GET carries its input as query parameters (each value as text); anything else as a JSON body. */
-function requestFor(target: ProviderTarget, input: unknown): { url: string; init: RequestInit } {
-  if (target.method === 'GET') {
-    const url = new URL(target.resource);
-    for (const [name, value] of Object.entries((input ?? {}) as Record<string, unknown>)) url.searchParams.set(name, typeof value === 'string' ? value : JSON.stringify(value));
-    return { url: url.href, init: { method: 'GET' } };
-  }
-  return { url: target.resource, init: { method: target.method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(input) } };
+export interface ProvidersOptions {
+  testHooks: boolean;
+  /** The service's payer key for x402 and mpp providers; without it they are not executable. */
+  payer: ProviderPayer | undefined;
+  timeoutMs: number;
 }
 
+const NO_PAYER = "paying x402 and mpp providers needs the service's payer key: WALLET_PROVIDER_KEY_FILE, with the chain of PACT_X402_RPC_URL";
+
 /**
- * The provider adapters: plain HTTP (priced by the catalog, no payment on the wire), and the test hooks' echo. x402
- * and mpp providers, paid from the service's own payer key, are not built yet: `blocking` says so, and discovery
- * marks them not executable.
+ * The provider adapters: plain HTTP (priced by the catalog, no payment on the wire), x402 and mpp (paid from the
+ * service's payer key, at most the hold), and the test hooks' echo.
  */
 export class Providers implements ProviderCaller {
   /** Test hooks: the next call (to one endpoint, or to any) fails, as a provider's failure would. */
   private readonly failing = new Set<string>();
 
-  constructor(private readonly testHooks: boolean) {}
+  constructor(private readonly options: ProvidersOptions) {}
 
   failNext(resource: string | undefined): void {
     this.failing.add(resource ?? '*');
   }
 
-  blocking(rail: ExecutionRail): string[] {
-    if (rail === 'mock') return this.testHooks ? [] : ['the mock rail answers only under test hooks'];
-    return rail === 'http' ? [] : [`paying ${rail} providers from the service's payer key is not built yet`];
+  blocking(terms: ProviderTerms): string[] {
+    switch (terms.rail) {
+      case 'mock':
+        return this.options.testHooks ? [] : ['the mock rail answers only under test hooks'];
+      case 'http':
+        return [];
+      case 'x402':
+      case 'mpp':
+        return this.options.payer ? this.options.payer.refusalsFor(terms.network, terms.asset) : [NO_PAYER];
+    }
   }
 
-  async call(target: ProviderTarget, input: unknown): Promise<ProviderOutcome> {
+  async call(target: ProviderTarget, input: unknown, limits: CallLimits): Promise<ProviderOutcome> {
+    const { testHooks, payer, timeoutMs } = this.options;
     if (this.failing.delete(target.resource) || this.failing.delete('*')) return { ok: false, paid: false, reason: 'the provider failed (a test hook asked for it)' };
-    if (target.resource === TEST_ECHO) return this.testHooks ? { ok: true, output: { text: (input as { text: string }).text }, payment: null } : { ok: false, paid: false, reason: 'test.echo answers only under test hooks' };
-    const blocked = this.blocking(target.rail);
-    if (blocked.length > 0) return { ok: false, paid: false, reason: blocked.join('; ') };
-    const { url, init } = requestFor(target, input);
-    let response: Response;
-    try {
-      response = await fetch(url, { ...init, signal: AbortSignal.timeout(CALL_TIMEOUT_MS) });
-    } catch (error) {
-      return { ok: false, paid: false, reason: `the provider could not be reached: ${String(error)}` };
-    }
-    if (!response.ok) {
-      await response.body?.cancel();
-      return { ok: false, paid: false, reason: `the provider answered ${response.status}` };
-    }
-    let text: string;
-    try {
-      text = await response.text();
-    } catch (error) {
-      return { ok: false, paid: false, reason: `the provider's answer was cut off: ${String(error)}` };
-    }
-    if (text.length > MAX_ANSWER_CHARS) return { ok: false, paid: false, reason: `the provider's answer is over ${MAX_ANSWER_CHARS} characters` };
-    try {
-      return { ok: true, output: JSON.parse(text), payment: null };
-    } catch {
-      return { ok: false, paid: false, reason: 'the provider answered with something that is not JSON' };
+    switch (target.rail) {
+      case 'mock':
+        if (target.resource !== TEST_ECHO || !testHooks) return { ok: false, paid: false, reason: 'the mock rail answers only test.echo, under test hooks' };
+        return { ok: true, output: { text: (input as { text: string }).text }, charged: limits.limit, payment: null };
+      case 'http': {
+        const sent = await send(target, input, timeoutMs);
+        if (!sent.ok) return { ok: false, paid: false, reason: sent.reason };
+        const answer = await answerOf(sent.response);
+        return answer.ok ? { ok: true, output: answer.output, charged: limits.limit, payment: null } : { ok: false, paid: false, reason: answer.reason };
+      }
+      case 'x402':
+        return payer ? callX402(target, input, limits, payer, timeoutMs) : { ok: false, paid: false, reason: NO_PAYER };
+      case 'mpp':
+        return payer ? callMpp(target, input, limits, payer, timeoutMs) : { ok: false, paid: false, reason: NO_PAYER };
     }
   }
 }

@@ -28,6 +28,9 @@ export interface CapabilityProvider {
   resource: string;
   method: string;
   price: Usd;
+  /** Where its payment goes on the wire (null for plain HTTP and the mock: nothing is paid there). */
+  network: string | null;
+  asset: string | null;
   status: RegistryItem['status'];
 }
 
@@ -62,12 +65,21 @@ export class Catalog {
     this.updatedAt = this.file.updatedAt;
   }
 
+  /** The capabilities of a deployment's own catalog file (WALLET_CATALOG_FILE); none without one. A file not understood stops the start. */
+  static entriesOf(file: string | undefined): CatalogEntry[] {
+    if (file === undefined) return [];
+    const { capabilities } = JSON.parse(readFileSync(file, 'utf8')) as { capabilities?: unknown };
+    const usable = (entry: Partial<CatalogEntry>) => typeof entry.id === 'string' && typeof entry.inputSchema === 'object' && Array.isArray(entry.providers);
+    if (!Array.isArray(capabilities) || !capabilities.every(usable)) throw new Error(`${file} holds no { capabilities: [...] } each with an id, an inputSchema and providers`);
+    return capabilities as CatalogEntry[];
+  }
+
   capabilities(): Capability[] {
     return this.file.capabilities.map((entry) => {
       const providers = entry.providers.flatMap((p): CapabilityProvider[] => {
-        if (p.rail === 'http' || p.rail === 'mock') return [{ registryId: null, rail: p.rail, resource: p.resource, method: p.method, price: usd(BigInt(p.price ?? '0')), status: 'active' }];
+        if (p.rail === 'http' || p.rail === 'mock') return [{ registryId: null, rail: p.rail, resource: p.resource, method: p.method, price: usd(BigInt(p.price ?? '0')), network: null, asset: null, status: 'active' }];
         const item = this.registry.find(p.rail, p.method, p.resource);
-        return item ? [{ registryId: item.id, rail: item.rail, resource: item.resource, method: item.method, price: item.price as Usd, status: item.status }] : [];
+        return item ? [{ registryId: item.id, rail: item.rail, resource: item.resource, method: item.method, price: item.price as Usd, network: item.payment.network, asset: item.payment.asset, status: item.status }] : [];
       });
       const active = providers.filter((provider) => provider.status === 'active');
       const prices = (active.length > 0 ? active : providers).map((provider) => BigInt(provider.price.amount));

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import bs58 from 'bs58';
+import { MICRO_USD_DECIMALS, microUsdOf } from '../usd-units.js';
 
 /** One payable endpoint of a provider, as the registry lists it (WALLET-DECISIONS.md, "Catalog, registry, discovery"). */
 export interface RegistryItem {
@@ -31,18 +32,6 @@ export const registryId = (rail: string, method: string, resource: string) =>
 const strings = (value: unknown): string[] => (Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : []);
 const text = (value: unknown, fallback = ''): string => (typeof value === 'string' ? value : fallback);
 const count = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) && value >= 0 ? Math.floor(value) : 0);
-const USDC_DECIMALS = 6;
-
-/** Base units of a token with `decimals` as micro-USD (1 token = 1 USD); undefined when it is not a whole number of them. */
-function microUsd(units: bigint, decimals: number): bigint | undefined {
-  if (decimals === USDC_DECIMALS) return units;
-  if (decimals > USDC_DECIMALS) {
-    const scale = 10n ** BigInt(decimals - USDC_DECIMALS);
-    return units % scale === 0n ? units / scale : undefined;
-  }
-  return units * 10n ** BigInt(USDC_DECIMALS - decimals);
-}
-
 /** A decimal string ("0.003") as base units of `decimals`; undefined when it is no such amount. */
 function baseUnits(amount: string, decimals: number): bigint | undefined {
   const match = /^(\d{1,30})(?:\.(\d{1,36}))?$/.exec(amount);
@@ -73,7 +62,7 @@ export function fromBazaar(snapshot: { source?: unknown; fetchedAt?: unknown; it
     const info = ((item.extensions as { bazaar?: { info?: Record<string, unknown> } } | undefined)?.bazaar?.info ?? {}) as Record<string, unknown>;
     const input = (info.input ?? null) as { method?: unknown } | null;
     const method = text(input?.method, 'GET').toUpperCase();
-    const price = microUsd(BigInt(amount), USDC_DECIMALS)!;
+    const price = BigInt(amount);
     const host = URL.canParse(resource) ? new URL(resource).host : resource;
     return [{
       id: registryId('x402', method, resource),
@@ -86,7 +75,7 @@ export function fromBazaar(snapshot: { source?: unknown; fetchedAt?: unknown; it
       description: text(item.description),
       tags: strings(item.tags),
       categories: strings(info.categories),
-      payment: { scheme: 'exact', network: text(accept.network), asset: text(accept.asset), decimals: USDC_DECIMALS, amount, payTo: text(accept.payTo) },
+      payment: { scheme: 'exact', network: text(accept.network), asset: text(accept.asset), decimals: MICRO_USD_DECIMALS, amount, payTo: text(accept.payTo) },
       price: { amount: price.toString(), asset: 'USD' },
       input,
       quality: quality(item.quality),
@@ -109,7 +98,7 @@ export function fromMppDirectory(snapshot: { source?: unknown; fetchedAt?: unkno
       const endpoint = rawEndpoint as Record<string, unknown>;
       const decimals = count(endpoint.decimals);
       const units = baseUnits(text(endpoint.amount), decimals);
-      const price = units === undefined ? undefined : microUsd(units, decimals);
+      const price = units === undefined ? undefined : microUsdOf(units, decimals);
       const resource = base + text(endpoint.path);
       if (!base || price === undefined || !URL.canParse(resource)) return [];
       const method = text(endpoint.method, 'POST').toUpperCase();

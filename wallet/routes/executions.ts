@@ -3,12 +3,12 @@ import bs58 from 'bs58';
 import { Ajv, type ValidateFunction } from 'ajv';
 import type { FastifyInstance } from 'fastify';
 import type { WalletEvent } from '../../machines/wallet/events.js';
-import type { Execution, Wallet } from '../../machines/wallet/types.js';
+import type { Execution, ProviderAuthorization, Wallet } from '../../machines/wallet/types.js';
 import { jcs } from '../../protocol/jcs.js';
 import { crashPoint } from '../../runtime/crash-points.js';
 import { walletOfBearer } from '../auth.js';
 import { walletError, type WalletError } from '../errors.js';
-import type { ProviderCaller, ProviderOutcome } from '../executions/providers.js';
+import type { ProviderCaller, ProviderOutcome } from '../executions/provider-call.js';
 import type { IdempotencyStore } from '../idempotency.js';
 import { idempotently } from '../idempotent-route.js';
 import { executionCaptureOf, executionHoldOf, executionReleaseOf } from '../ledger.js';
@@ -74,7 +74,7 @@ export function receiptOf(walletId: string, execution: Execution) {
 }
 
 export function executionView(execution: Execution) {
-  const { receiptId: _receipt, ledgerTxIds: _ledger, createdAt, finishedAt, quoted, reserved, charged, released, ...rest } = execution;
+  const { receiptId: _receipt, ledgerTxIds: _ledger, authorization: _authorization, createdAt, finishedAt, quoted, reserved, charged, released, ...rest } = execution;
   return { ...rest, quoted: usd(quoted), reserved: usd(reserved), charged: usd(charged), released: usd(released), createdAt: isoTime(createdAt), finishedAt: finishedAt === null ? null : isoTime(finishedAt) };
 }
 
@@ -82,9 +82,9 @@ export function executionView(execution: Execution) {
 function providerFor(capability: Capability, registryId: string | undefined, callers: ProviderCaller): CapabilityProvider | WalletError {
   const named = registryId === undefined ? capability.providers : capability.providers.filter((p) => p.registryId === registryId);
   if (named.length === 0) return walletError('invalid_request', `${registryId} is not a provider of ${capability.id}`, { field: 'registryId' });
-  const callable = named.filter((p) => p.status === 'active' && callers.blocking(p.rail).length === 0).sort((a, b) => Number(BigInt(a.price.amount) - BigInt(b.price.amount)));
+  const callable = named.filter((p) => p.status === 'active' && callers.blocking(p).length === 0).sort((a, b) => Number(BigInt(a.price.amount) - BigInt(b.price.amount)));
   if (callable.length > 0) return callable[0]!;
-  const blocking = [...new Set(named.flatMap((p) => (p.status === 'active' ? callers.blocking(p.rail) : [`${p.registryId} does not answer`])))];
+  const blocking = [...new Set(named.flatMap((p) => (p.status === 'active' ? callers.blocking(p) : [`${p.registryId} does not answer`])))];
   return walletError('unavailable', `no provider of ${capability.id} can be called from here now`, { blockingRequirements: blocking });
 }
 
@@ -135,6 +135,7 @@ export function registerExecutionRoutes(app: FastifyInstance, deps: ExecutionRou
           inputHash: hashOf(body.input),
           outputHash: null,
           providerPayment: null,
+          authorization: null,
           error: null,
           receiptId,
           createdAt: now,
@@ -148,7 +149,8 @@ export function registerExecutionRoutes(app: FastifyInstance, deps: ExecutionRou
       // A refusal is not kept under the key (after a top-up the same key runs): the work is given up, not answered.
       if ('error' in started) throw new Refused(started.error);
       crashPoint('execution-held'); // the price held, the provider never called
-      const outcome = await providers.call({ rail: provider.rail, resource: provider.resource, method: provider.method }, body.input);
+      const paying = (authorization: ProviderAuthorization) => recordPaying(desk, walletId, executionId, authorization);
+      const outcome = await providers.call({ rail: provider.rail, resource: provider.resource, method: provider.method }, body.input, { limit: price, paying });
       return finish(desk, walletId, executionId, outcome);
     });
     return run.catch((error: unknown) => {
@@ -187,16 +189,30 @@ function idsFor(walletId: string, key: string | string[] | undefined): [string, 
   return [`ex_${digest('execution')}`, `rc_${digest('receipt')}`];
 }
 
-/** The answer for an execution as recorded: 200 when it succeeded, else 502 `provider_failed` (pending: still at work, 409). */
+/** Records that the service's payer signed for the provider; the payment is sent only once this is recorded. */
+async function recordPaying(desk: WalletDesk, walletId: string, executionId: string, authorization: ProviderAuthorization): Promise<void> {
+  const recorded = await desk.change(walletId, (_wallet, at): WalletEvent => ({ type: 'executionPaying', at, executionId, authorization }));
+  if ('error' in recorded) throw new Error(recorded.error.message);
+}
+
+const FAILURE_MESSAGES: Record<'failed' | 'ambiguous' | 'unanswered', (error: string | null) => string> = {
+  failed: (error) => `the provider failed (${error}): the whole hold is released`,
+  ambiguous: (error) => `no answer after the provider may have been paid (${error}): held until reconciled, never called again`,
+  unanswered: (error) => `the provider took its payment and gave no usable answer (${error}): charged what it took, the rest released`,
+};
+
+/** The answer for an execution as recorded: 200 when it succeeded, else 502 `provider_failed` (under way: 409). */
 function answerOf(walletId: string, execution: Execution, { withResult, result, wallet }: { withResult: boolean; result?: unknown; wallet?: Wallet }) {
-  if (execution.status === 'pending') throw new Refused({ ...ALREADY_BEGUN, executionId: execution.id });
   const answer = { execution: executionView(execution), receipt: receiptOf(walletId, execution) };
-  if (execution.status === 'succeeded') return { status: 200, body: { ...answer, result: withResult ? result : null, ...(wallet ? { wallet: walletView(wallet) } : {}) } };
-  const message =
-    execution.status === 'ambiguous'
-      ? `no answer after the provider may have been paid (${execution.error}): held until reconciled, never called again`
-      : `the provider failed (${execution.error}): the whole hold is released`;
-  return { status: 502, body: { ...walletError('provider_failed', message), ...answer } };
+  switch (execution.status) {
+    case 'pending':
+    case 'paying':
+      throw new Refused({ ...ALREADY_BEGUN, executionId: execution.id });
+    case 'succeeded':
+      return { status: 200, body: { ...answer, result: withResult ? result : null, ...(wallet ? { wallet: walletView(wallet) } : {}) } };
+    default:
+      return { status: 502, body: { ...walletError('provider_failed', FAILURE_MESSAGES[execution.status](execution.error)), ...answer } };
+  }
 }
 
 /**
@@ -222,7 +238,10 @@ async function record(desk: WalletDesk, walletId: string, executionId: string, o
   const recorded = await desk.change(walletId, (wallet, now): WalletEvent | WalletError => {
     const execution = wallet.executions![executionId]!;
     if (outcome.ok) {
-      return { type: 'executionSucceeded', at: now, executionId, outputHash: hashOf(outcome.output), providerPayment: outcome.payment, ...executionCaptureOf(wallet, execution, now) };
+      return { type: 'executionSucceeded', at: now, executionId, charged: outcome.charged.toString(), outputHash: hashOf(outcome.output), providerPayment: outcome.payment, ...executionCaptureOf(wallet, execution, outcome.charged, now) };
+    }
+    if (outcome.paid === true) {
+      return { type: 'executionUnanswered', at: now, executionId, charged: outcome.charged.toString(), reason: outcome.reason, providerPayment: outcome.payment, ...executionCaptureOf(wallet, execution, outcome.charged, now) };
     }
     if (outcome.paid === 'maybe') return { type: 'executionAmbiguous', at: now, executionId, reason: outcome.reason };
     return { type: 'executionFailed', at: now, executionId, reason: outcome.reason, ...executionReleaseOf(wallet, execution, now) };

@@ -6,16 +6,17 @@ import { registerExactEvmScheme } from '@x402/evm/exact/facilitator';
 import { ExactEvmSchemeV1 } from '@x402/evm/v1';
 import type { Address, Hex } from 'viem';
 import type { EvmChain, TestWallet } from '../evm-chain.js';
+import type { LocalWalletClient } from './local-clients.js';
 
 // x402 `exact` payments on the local chain, as a payer makes them and a self-hosted facilitator checks them.
 
-/** A facilitator that verifies and settles with the escrow wallet, which pays the gas. */
-export function selfHostedFacilitator(chain: EvmChain): x402Facilitator {
+/** A facilitator that verifies and settles with `settler` (the escrow wallet unless told), which pays the gas. */
+export function selfHostedFacilitator(chain: EvmChain, settler: { address: Address; client: LocalWalletClient } = { address: chain.escrow.address, client: chain.escrowClient }): x402Facilitator {
   const facilitator = new x402Facilitator();
-  const client = chain.escrowClient;
+  const { client } = settler;
   // x402's signer type takes loose ABIs and typed data; viem's methods are stricter, hence the casts.
   const signer = toFacilitatorEvmSigner({
-    address: chain.escrow.address,
+    address: settler.address,
     readContract: (args) => client.readContract(args as never),
     verifyTypedData: (args) => client.verifyTypedData(args as never),
     writeContract: (args) => client.writeContract(args as never),

@@ -1,0 +1,258 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { decodePaymentSignatureHeader, encodePaymentRequiredHeader, encodePaymentResponseHeader } from '@x402/core/http';
+import type { PaymentPayload, PaymentPayloadV1, PaymentRequirements, PaymentRequirementsV1 } from '@x402/core/types';
+import { evm as mppEvm, Mppx as MppServer } from 'mppx/server';
+import { formatUnits, parseEther, type Address, type Hex } from 'viem';
+import { testUsdcAbi } from '../../contracts/test-usdc-artifact.js';
+import type { EvmChain } from './evm-chain.js';
+import { localWalletClient } from './evm/local-clients.js';
+import { testWallet } from './evm/test-keys.js';
+import { selfHostedFacilitator } from './evm/x402-payments.js';
+
+/**
+ * What a provider does with its next call: answer (taking its payment); fail before asking for payment; refuse the
+ * payment it is sent; take the payment and fail, or take it and never answer; never answer without taking it; ask
+ * ten times its listed price.
+ */
+export type Behaviour = 'answer' | 'fail-unpaid' | 'refuse-payment' | 'take-and-fail' | 'take-and-hang' | 'hang' | 'overcharge';
+
+export type PaidRail = 'x402' | 'x402v1' | 'mpp';
+
+/** Local paid providers on the test chain: an x402 (v2 and v1) and an mpp one, each a word counter, and the registry sources that list them. */
+export interface PaidProviders {
+  url: string;
+  /** The provider's own address, where its payments go. */
+  payTo: Address;
+  /** Token units (6 decimals, so micro-USD) a call costs. */
+  price: bigint;
+  resourceOf(rail: PaidRail): string;
+  /** The behaviour of the next call to `rail` (afterwards: answer). */
+  next(rail: PaidRail, behaviour: Behaviour): void;
+  /** Paid requests each rail received (a payment header on them). */
+  paidCalls: Record<PaidRail, number>;
+  /** WALLET_REGISTRY_SOURCES listing these providers. */
+  registrySources: string;
+  /** Writes a WALLET_CATALOG_FILE with one capability per rail (`test.words-<rail>`), returning its path. */
+  writeCatalog(dir: string): string;
+  stop(): Promise<void>;
+}
+
+const PRICE = 2_500n;
+const RAILS: PaidRail[] = ['x402', 'x402v1', 'mpp'];
+
+/** The answer of every provider here: the words of the text, counted. */
+const answerFor = (input: { text?: unknown }) => ({ words: String(input.text ?? '').split(/\s+/).filter(Boolean).length });
+
+export async function startPaidProviders(chain: EvmChain): Promise<PaidProviders> {
+  const provider = testWallet('paid provider');
+  // The provider's settler pays the gas of the settlements (x402's facilitator, mpp's settle); the payer pays none.
+  const settler = testWallet('provider settler');
+  await chain.escrowClient.waitForTransactionReceipt({ hash: await chain.escrowClient.sendTransaction({ to: settler.address, value: parseEther('10') }) });
+  const settlerClient = localWalletClient(chain.escrowClient.chain, settler.account);
+  const facilitator = selfHostedFacilitator(chain, { address: settler.address, client: settlerClient });
+
+  const behaviours = new Map<PaidRail, Behaviour>();
+  const take = (rail: PaidRail): Behaviour => {
+    const behaviour = behaviours.get(rail) ?? 'answer';
+    behaviours.delete(rail);
+    return behaviour;
+  };
+  const paidCalls: Record<PaidRail, number> = { x402: 0, x402v1: 0, mpp: 0 };
+  const hanging = new Set<ServerResponse>();
+  let url = '';
+  const resourceOf = (rail: PaidRail) => `${url}/${rail}/words`;
+
+  const requirementV2 = (amount: bigint): PaymentRequirements => ({
+    scheme: 'exact',
+    network: chain.network,
+    asset: chain.token.address,
+    amount: amount.toString(),
+    payTo: provider.address,
+    maxTimeoutSeconds: 600,
+    extra: { name: chain.token.name, version: chain.token.version },
+  });
+  const requirementV1 = (amount: bigint): PaymentRequirementsV1 => ({
+    scheme: 'exact',
+    network: chain.networkV1 as never,
+    asset: chain.token.address,
+    maxAmountRequired: amount.toString(),
+    payTo: provider.address,
+    resource: resourceOf('x402v1'),
+    description: 'counts words',
+    mimeType: 'application/json',
+    outputSchema: {},
+    maxTimeoutSeconds: 600,
+    extra: { name: chain.token.name, version: chain.token.version },
+  });
+
+  // One settler account: its transactions go one at a time, so concurrent calls never race for a nonce.
+  let settling: Promise<unknown> = Promise.resolve();
+  const oneAtATime = <T>(work: () => Promise<T>): Promise<T> => {
+    const done = settling.then(work);
+    settling = done.catch(() => undefined);
+    return done;
+  };
+  const settleWithAuthorization = async (payload: { from: string; to: string; value: string; validAfter: string; validBefore: string; nonce: string; signature: string }) => {
+    const hash = await settlerClient.writeContract({
+      address: chain.token.address,
+      abi: testUsdcAbi,
+      functionName: 'transferWithAuthorization',
+      args: [payload.from as Address, payload.to as Address, BigInt(payload.value), BigInt(payload.validAfter), BigInt(payload.validBefore), payload.nonce as Hex, payload.signature as Hex],
+    });
+    const receipt = await settlerClient.waitForTransactionReceipt({ hash });
+    if (receipt.status !== 'success') throw new Error(`transferWithAuthorization reverted: ${hash}`);
+    return { reference: hash };
+  };
+  const mppx = MppServer.create({
+    realm: 'provider.test',
+    secretKey: 'a paid provider secret key, at least 32 bytes long',
+    methods: [
+      mppEvm.charge({
+        currency: chain.token.address,
+        chainId: chain.chainId,
+        decimals: chain.token.decimals,
+        recipient: provider.address,
+        authorization: { name: chain.token.name, version: chain.token.version },
+        settle: ({ payload }) => oneAtATime(() => settleWithAuthorization(payload as never)),
+      }),
+    ],
+  });
+
+  async function x402(rail: 'x402' | 'x402v1', req: IncomingMessage, res: ServerResponse, input: { text?: unknown }) {
+    const v2 = rail === 'x402';
+    const proof = req.headers[v2 ? 'payment-signature' : 'x-payment'];
+    if (typeof proof !== 'string') {
+      const behaviour = take(rail);
+      if (behaviour === 'fail-unpaid') return send(res, 503, { error: 'the provider is down' });
+      if (behaviour !== 'answer' && behaviour !== 'overcharge') behaviours.set(rail, behaviour); // for the paid call
+      const amount = behaviour === 'overcharge' ? PRICE * 10n : PRICE;
+      if (!v2) return send(res, 402, { x402Version: 1, error: 'payment required', accepts: [requirementV1(amount)] });
+      const required = { x402Version: 2, error: 'payment required', resource: { url: resourceOf(rail), description: 'counts words', mimeType: 'application/json' }, accepts: [requirementV2(amount)] };
+      return send(res, 402, {}, { 'payment-required': encodePaymentRequiredHeader(required as never) });
+    }
+    paidCalls[rail]++;
+    const behaviour = take(rail);
+    if (behaviour === 'hang') return void hanging.add(res);
+    if (behaviour === 'refuse-payment') return send(res, 402, { error: 'payment refused' });
+    const payload = v2 ? (decodePaymentSignatureHeader(proof) as PaymentPayload) : (JSON.parse(Buffer.from(proof, 'base64').toString()) as PaymentPayloadV1);
+    const requirement = v2 ? requirementV2(PRICE) : requirementV1(PRICE);
+    const verified = await facilitator.verify(payload as never, requirement as never);
+    if (!verified.isValid) return send(res, 402, { error: verified.invalidReason });
+    const settled = await oneAtATime(() => facilitator.settle(payload as never, requirement as never));
+    if (!settled.success) return send(res, 402, { error: settled.errorReason });
+    if (behaviour === 'take-and-hang') return void hanging.add(res);
+    if (behaviour === 'take-and-fail') return send(res, 500, { error: 'the provider broke after taking the payment' });
+    const settledHeader: Record<string, string> = v2 ? { 'payment-response': encodePaymentResponseHeader(settled) } : { 'x-payment-response': Buffer.from(JSON.stringify(settled)).toString('base64') };
+    return send(res, 200, answerFor(input), settledHeader);
+  }
+
+  async function mpp(req: IncomingMessage, res: ServerResponse, body: string) {
+    const paying = typeof req.headers.authorization === 'string';
+    const behaviour = take('mpp');
+    if (!paying && behaviour === 'fail-unpaid') return send(res, 503, { error: 'the provider is down' });
+    if (!paying && behaviour !== 'answer' && behaviour !== 'overcharge') behaviours.set('mpp', behaviour);
+    if (paying) {
+      paidCalls.mpp++;
+      if (behaviour === 'hang') return void hanging.add(res);
+      if (behaviour === 'refuse-payment') return send(res, 402, { error: 'payment refused' });
+    }
+    const amount = formatUnits(behaviour === 'overcharge' ? PRICE * 10n : PRICE, chain.token.decimals);
+    const headers = Object.entries(req.headers).flatMap(([name, value]): [string, string][] => (typeof value === 'string' ? [[name, value]] : []));
+    const charged = await mppx.charge({ amount, description: 'counts words' })(new Request(resourceOf('mpp'), { method: 'POST', headers, body }));
+    if (charged.status === 402) return sendFetch(res, charged.challenge);
+    if (behaviour === 'take-and-hang') return void hanging.add(res);
+    if (behaviour === 'take-and-fail') return send(res, 500, { error: 'the provider broke after taking the payment' });
+    return sendFetch(res, charged.withReceipt(Response.json(answerFor(JSON.parse(body) as { text?: unknown }))));
+  }
+
+  const server: Server = createServer(async (req, res) => {
+    try {
+      const path = new URL(req.url ?? '/', 'http://local').pathname;
+      if (req.method === 'GET' && path === '/bazaar') return send(res, 200, bazaar());
+      if (req.method === 'GET' && path === '/mpp-directory') return send(res, 200, directory());
+      const rail = RAILS.find((r) => path === `/${r}/words`);
+      if (!rail) return send(res, 404, { error: 'no such endpoint' });
+      if (req.method === 'HEAD') return send(res, 402, {});
+      const body = (await bodyOf(req)) || '{}';
+      return rail === 'mpp' ? await mpp(req, res, body) : await x402(rail, req, res, JSON.parse(body) as { text?: unknown });
+    } catch (error) {
+      if (!res.headersSent) send(res, 500, { error: String(error) });
+    }
+  });
+  await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  const bazaar = () => ({
+    source: 'local-bazaar',
+    fetchedAt: new Date().toISOString(),
+    items: (['x402', 'x402v1'] as const).map((rail) => ({
+      resource: resourceOf(rail),
+      serviceName: `Word counter (${rail})`,
+      description: 'Counts the words of a text',
+      accepts: [rail === 'x402' ? requirementV2(PRICE) : requirementV1(PRICE)],
+      extensions: { bazaar: { info: { input: { method: 'POST' }, categories: ['text'] } } },
+      quality: { calls30d: 10, uniquePayers30d: 3 },
+    })),
+  });
+  const directory = () => ({
+    source: 'local-mpp',
+    fetchedAt: new Date().toISOString(),
+    services: [
+      {
+        name: 'Word counter (mpp)',
+        baseUrl: url,
+        categories: ['text'],
+        endpoints: [{ path: '/mpp/words', method: 'POST', intent: 'charge', amount: formatUnits(PRICE, chain.token.decimals), decimals: chain.token.decimals, currency: chain.token.address, recipient: provider.address, network: chain.network, description: 'Counts the words of a text' }],
+      },
+    ],
+  });
+
+  return {
+    url,
+    payTo: provider.address,
+    price: PRICE,
+    resourceOf,
+    next: (rail, behaviour) => void behaviours.set(rail, behaviour),
+    paidCalls,
+    registrySources: `x402-bazaar=${url}/bazaar,mpp-directory=${url}/mpp-directory`,
+    writeCatalog(dir) {
+      const file = join(dir, 'catalog.json');
+      const capabilities = RAILS.map((rail) => ({
+        id: `test.words-${rail}`,
+        name: `Word count (${rail})`,
+        description: `Counts the words of a text, paid on ${rail}`,
+        category: 'text',
+        tags: ['words', 'count', rail],
+        inputSchema: { type: 'object', required: ['text'], additionalProperties: false, properties: { text: { type: 'string', maxLength: 1000 } } },
+        outputSchema: { type: 'object', properties: { words: { type: 'integer' } } },
+        providers: [{ rail: rail === 'x402v1' ? 'x402' : rail, method: 'POST', resource: resourceOf(rail) }],
+      }));
+      writeFileSync(file, JSON.stringify({ capabilities }));
+      return file;
+    },
+    async stop() {
+      for (const res of hanging) res.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((closed) => server.close(() => closed()));
+    },
+  };
+}
+
+function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(JSON.stringify(body));
+}
+
+async function sendFetch(res: ServerResponse, response: Response): Promise<void> {
+  res.writeHead(response.status, Object.fromEntries(response.headers));
+  res.end(Buffer.from(await response.arrayBuffer()));
+}
+
+async function bodyOf(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
