@@ -53,7 +53,7 @@ const createBody = {
 
 const CHECKOUTS_SHOWN = 20;
 
-/** What the wallet spent (the debits of its settled reservations; executions are not built yet) and holds open. */
+/** What the wallet spent (the debits of its settled reservations, what its executions were charged) and holds open. */
 function usageOf(wallet: Wallet) {
   const reservations = Object.values(wallet.reservations);
   const executions = Object.values(wallet.executions ?? {});
