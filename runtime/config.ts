@@ -106,6 +106,11 @@ function integer(name: string, fallback: number, env: NodeJS.ProcessEnv): number
   return value;
 }
 
+function between(name: string, value: number, min: number, max: number): number {
+  if (value < min || value > max) throw new Error(`${name} must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     port: integer('PACT_PORT', 8402, env),
@@ -121,7 +126,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     walletRegistryRefreshMs: Math.max(1_000, integer('WALLET_REGISTRY_REFRESH_MS', 3_600_000, env)),
     walletRegistryAllowPrivate: env.WALLET_REGISTRY_ALLOW_PRIVATE === '1',
     walletProviderKeyFile: env.WALLET_PROVIDER_KEY_FILE || undefined,
-    walletProviderTimeoutMs: Math.min(CALL_TIMEOUT_MS, Math.max(100, integer('WALLET_PROVIDER_TIMEOUT_MS', CALL_TIMEOUT_MS, env))),
+    walletProviderTimeoutMs: between('WALLET_PROVIDER_TIMEOUT_MS', integer('WALLET_PROVIDER_TIMEOUT_MS', CALL_TIMEOUT_MS, env), 100, CALL_TIMEOUT_MS),
     walletCatalogFile: env.WALLET_CATALOG_FILE || undefined,
     // Mock checkouts credit for nothing: on by default only where no real rail is configured (development).
     walletCheckoutRails: (env.WALLET_CHECKOUT_RAILS ?? (env.PACT_X402_RPC_URL ? '' : 'mock')).split(',').map((rail) => rail.trim()).filter(Boolean),

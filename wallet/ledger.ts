@@ -135,6 +135,7 @@ function entriesOf(event: WalletEntry['event']): LedgerEntry[] {
       return [event.entry];
     case 'executionStarted':
     case 'executionFailed':
+    case 'executionLapsed':
       return [event.entry];
     case 'reservationSettled':
     case 'executionSucceeded':

@@ -104,13 +104,13 @@ export class WalletReadModel {
         }
       }
       if (event.type === 'credited') await owed.remove(`${event.reservationId}!${walletId}`);
-      // A call no outcome follows within any call's time was cut off; an ambiguous one is reconciled from now on.
+      // A call no outcome follows within any call's time was cut off; an ambiguous one is reconciled once its authorization lapses.
       if (event.type === 'executionStarted') executions.put(`${walletId}!${event.execution.id}`, event.at + STALE_EXECUTION_MS, { walletId, executionId: event.execution.id });
       if (event.type === 'executionAmbiguous') {
         await executions.remove(`${walletId}!${event.executionId}`);
-        executions.put(`${walletId}!${event.executionId}`, event.at, { walletId, executionId: event.executionId });
+        executions.put(`${walletId}!${event.executionId}`, event.reconcileAt, { walletId, executionId: event.executionId });
       }
-      if (event.type === 'executionSucceeded' || event.type === 'executionUnanswered' || event.type === 'executionFailed') await executions.remove(`${walletId}!${event.executionId}`);
+      if (event.type === 'executionSucceeded' || event.type === 'executionUnanswered' || event.type === 'executionFailed' || event.type === 'executionLapsed') await executions.remove(`${walletId}!${event.executionId}`);
     }
     operations.push({ type: 'put', key: 'journalSeq', value: reachedSeq, sublevel: this.meta });
     await this.level.batch(operations);

@@ -64,7 +64,7 @@ export async function startWalletService(
   await projector.start();
   const keeper = new WalletKeeper(desk, readModel, clock, paymentRails, settings.providerPayer);
   const registry = Registry.shipped();
-  const providers = new Providers({ testHooks: settings.testHooks, payer: settings.providerPayer, timeoutMs: settings.providerTimeoutMs });
+  const providers = new Providers({ testHooks: settings.testHooks, payer: settings.providerPayer, timeoutMs: settings.providerTimeoutMs, allowPrivate: settings.registryAllowPrivate });
   const refresher = new RegistryRefresher(registry, settings.registrySources, () => clock.now(), settings.registryAllowPrivate);
   if (settings.registrySources.length > 0) {
     await refresher.run();

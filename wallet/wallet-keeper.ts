@@ -5,6 +5,7 @@ import type { Clock } from '../runtime/clock.js';
 import { walletError, type WalletError } from './errors.js';
 import { executionCaptureOf, executionReleaseOf, expiryOf } from './ledger.js';
 import { paymentOf } from './executions/paid-call.js';
+import { lostCall } from './executions/lost-call.js';
 import type { ProviderPayer, Settlement } from './executions/provider-payer.js';
 import type { UnfinishedExecution } from './read-model.js';
 import { checkoutCollectKey, creditCheckout } from './checkout-credits.js';
@@ -97,16 +98,13 @@ export class WalletKeeper extends PeriodicPass {
       case 'pending':
         return { type: 'executionFailed', at, executionId, reason: cutOff, ...executionReleaseOf(wallet, execution, at) };
       case 'paying':
-        return { type: 'executionAmbiguous', at, executionId, reason: cutOff };
+        return lostCall(execution, at, cutOff);
       case 'ambiguous': {
-        if (!settlement || !execution.authorization) return NOT_DUE;
+        if (!settlement || !execution.authorization || settlement.state === 'open') return NOT_DUE;
+        if (settlement.state === 'void') return { type: 'executionLapsed', at, executionId, reason: `${execution.error}; reconciled: the payment lapsed untaken`, ...executionReleaseOf(wallet, execution, at) };
         const charged = BigInt(execution.authorization.charged);
-        if (settlement.used) {
-          const reason = `${execution.error}; reconciled: the provider took the payment`;
-          return { type: 'executionUnanswered', at, executionId, charged: charged.toString(), reason, providerPayment: paymentOf(execution.authorization, settlement.reference), ...executionCaptureOf(wallet, execution, charged, at) };
-        }
-        if (!settlement.expired) return NOT_DUE;
-        return { type: 'executionFailed', at, executionId, reason: `${execution.error}; reconciled: the payment lapsed unused`, ...executionReleaseOf(wallet, execution, at) };
+        const reason = `${execution.error}; reconciled: the provider took the payment`;
+        return { type: 'executionUnanswered', at, executionId, charged: charged.toString(), reason, providerPayment: paymentOf(execution.authorization, settlement.reference), ...executionCaptureOf(wallet, execution, charged, at) };
       }
       default:
         return NOT_DUE;

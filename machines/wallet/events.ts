@@ -25,7 +25,9 @@ export type WalletEvent =
   | { type: 'executionUnanswered'; at: number; executionId: string; charged: string; reason: string; providerPayment: Execution['providerPayment']; transaction: LedgerTransaction; entries: LedgerEntry[] }
   /** The provider was not paid (nothing signed, or what was signed never used): the whole hold comes back. */
   | { type: 'executionFailed'; at: number; executionId: string; reason: string; transaction: LedgerTransaction; entry: LedgerEntry }
-  /** No answer after a payment may have gone: the hold stays until reconciled. */
-  | { type: 'executionAmbiguous'; at: number; executionId: string; reason: string }
+  /** No answer after a payment may have gone: the hold stays until reconciled, which is due at `reconcileAt`. */
+  | { type: 'executionAmbiguous'; at: number; executionId: string; reason: string; reconcileAt: number }
+  /** Reconciled: the authorization can never be taken now, so the whole hold comes back. */
+  | { type: 'executionLapsed'; at: number; executionId: string; reason: string; transaction: LedgerTransaction; entry: LedgerEntry }
   /** Another wallet's settlement credits this one, once per reservation. */
   | { type: 'credited'; at: number; reservationId: string; amount: string; transaction: LedgerTransaction; entry: LedgerEntry };

@@ -7,7 +7,8 @@ export type ExecutionEvent =
   | { type: 'succeed'; at: number; charged: string; outputHash: string; providerPayment: Execution['providerPayment']; transactionId: string }
   | { type: 'chargeUnanswered'; at: number; charged: string; reason: string; providerPayment: Execution['providerPayment']; transactionId: string }
   | { type: 'fail'; at: number; reason: string; transactionId: string }
-  | { type: 'lose'; at: number; reason: string };
+  | { type: 'lose'; at: number; reason: string }
+  | { type: 'lapse'; at: number; reason: string; transactionId: string };
 
 type Args = { context: Execution; event: ExecutionEvent };
 
@@ -15,9 +16,10 @@ const chargedOf = (event: ExecutionEvent) => (event.type === 'succeed' || event.
 
 /**
  * A provider call: pending until the provider answers (succeeded: charged at most what was held) or fails unpaid
- * (failed: nothing charged). A paid provider is `paying` once the service's payer signed its authorization; from
- * there a payment may go, so an end without an answer is `ambiguous` (held; reconciliation reads the chain) or
- * `unanswered` (the provider took the payment: charged it). Never retried blindly.
+ * (failed: nothing charged). A paid provider is `paying` once the service's payer signed its authorization: from
+ * there the hold comes back only when the chain shows the authorization can never be taken (`lapse`, from
+ * `ambiguous`); an answer is charged what was signed, an end without one is `ambiguous` (held while the
+ * authorization is usable) or `unanswered` (the provider took the payment: charged it). Never retried blindly.
  */
 export const executionMachine = setup({
   types: { context: {} as Execution, events: {} as ExecutionEvent, input: {} as Execution },
@@ -43,7 +45,7 @@ export const executionMachine = setup({
         : {},
     ),
     giveBack: assign(({ context, event }: Args) =>
-      event.type === 'fail' ? { charged: '0', released: context.reserved, error: event.reason, finishedAt: event.at, ledgerTxIds: [...context.ledgerTxIds, event.transactionId] } : {},
+      event.type === 'fail' || event.type === 'lapse' ? { charged: '0', released: context.reserved, error: event.reason, finishedAt: event.at, ledgerTxIds: [...context.ledgerTxIds, event.transactionId] } : {},
     ),
     noteLoss: assign(({ event }: Args) => (event.type === 'lose' ? { error: event.reason } : {})),
   },
@@ -61,16 +63,15 @@ export const executionMachine = setup({
     },
     paying: {
       on: {
-        succeed: { guard: 'withinHold', target: 'succeeded', actions: 'charge' },
+        succeed: { guard: 'asAuthorized', target: 'succeeded', actions: 'charge' },
         chargeUnanswered: { guard: 'asAuthorized', target: 'unanswered', actions: 'charge' },
-        fail: { target: 'failed', actions: 'giveBack' },
         lose: { target: 'ambiguous', actions: 'noteLoss' },
       },
     },
     ambiguous: {
       on: {
         chargeUnanswered: { guard: 'asAuthorized', target: 'unanswered', actions: 'charge' },
-        fail: { target: 'failed', actions: 'giveBack' },
+        lapse: { target: 'failed', actions: 'giveBack' },
       },
     },
     succeeded: { type: 'final' },

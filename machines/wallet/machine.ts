@@ -71,8 +71,8 @@ function afterHold(wallet: Wallet, event: HoldEnd): Partial<Wallet> {
   };
 }
 
-type ExecutionStep = Of<'executionPaying'> | Of<'executionSucceeded'> | Of<'executionUnanswered'> | Of<'executionFailed'> | Of<'executionAmbiguous'>;
-const executionSteps: ReadonlySet<string> = new Set<ExecutionStep['type']>(['executionPaying', 'executionSucceeded', 'executionUnanswered', 'executionFailed', 'executionAmbiguous']);
+type ExecutionStep = Of<'executionPaying'> | Of<'executionSucceeded'> | Of<'executionUnanswered'> | Of<'executionFailed'> | Of<'executionAmbiguous'> | Of<'executionLapsed'>;
+const executionSteps: ReadonlySet<string> = new Set<ExecutionStep['type']>(['executionPaying', 'executionSucceeded', 'executionUnanswered', 'executionFailed', 'executionAmbiguous', 'executionLapsed']);
 const isExecutionStep = (event: WalletEvent): event is ExecutionStep => executionSteps.has(event.type);
 
 /** An execution's step, as its machine reads it. */
@@ -88,6 +88,8 @@ function executionEventOf(event: ExecutionStep): ExecutionEvent {
       return { type: 'fail', at: event.at, reason: event.reason, transactionId: event.transaction.id };
     case 'executionAmbiguous':
       return { type: 'lose', at: event.at, reason: event.reason };
+    case 'executionLapsed':
+      return { type: 'lapse', at: event.at, reason: event.reason, transactionId: event.transaction.id };
   }
 }
 
@@ -98,8 +100,8 @@ const steppedExecution = (wallet: Wallet, event: ExecutionStep) => {
 };
 
 /** Whether a step ends the execution with money moved (its hold charged or given back). */
-const movesMoney = (event: ExecutionStep): event is Of<'executionSucceeded'> | Of<'executionUnanswered'> | Of<'executionFailed'> =>
-  event.type === 'executionSucceeded' || event.type === 'executionUnanswered' || event.type === 'executionFailed';
+const movesMoney = (event: ExecutionStep): event is Of<'executionSucceeded'> | Of<'executionUnanswered'> | Of<'executionFailed'> | Of<'executionLapsed'> =>
+  event.type !== 'executionPaying' && event.type !== 'executionAmbiguous';
 
 /** An execution's step its machine takes; money moves only with a balanced transaction. */
 const executionSteppable = ({ context, event }: Args) =>
@@ -137,6 +139,7 @@ const executionStepsTaken = {
   executionUnanswered: takeStep,
   executionFailed: takeStep,
   executionAmbiguous: takeStep,
+  executionLapsed: takeStep,
 };
 
 /**

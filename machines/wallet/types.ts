@@ -75,7 +75,7 @@ export interface ProviderAuthorization {
   from: string;
   to: string;
   nonce: string;
-  /** Token base units, and the same as micro-USD (what the wallet is charged when the provider takes it). */
+  /** What it pays, in the token's base units, and that as micro-USD (what the wallet is charged if it is taken). */
   value: string;
   charged: string;
   /** Unix seconds: after this the authorization can never be used. */

@@ -69,6 +69,9 @@ test('a paid execution: signed within its hold; lost, it ends only by reconcilin
   const paying = nextExecution(PENDING, { type: 'pay', authorization })!;
   assert.equal([paying.status, paying.authorization], ['paying', authorization]);
   assert.is(nextExecution(paying, { type: 'pay', authorization }), undefined, 'signed once');
+  assert.is(nextExecution(paying, { type: 'fail', at: T0 + 5, reason: 'refused', transactionId: 'tx_r' }), undefined, 'a signed payment may still be taken: never given back on the word of the provider');
+  assert.is(nextExecution(paying, { type: 'succeed', at: T0 + 5, charged: '1000', outputHash: 'o', providerPayment: null, transactionId: 'tx' }), undefined, 'an answer is charged what was signed');
+  assert.equal(nextExecution(paying, { type: 'succeed', at: T0 + 5, charged: '600', outputHash: 'o', providerPayment: null, transactionId: 'tx' })!.released, '400');
   const lost = nextExecution(paying, { type: 'lose', at: T0 + 5, reason: 'timeout' })!;
   assert.equal([lost.status, lost.charged, lost.finishedAt], ['ambiguous', '0', null]);
   assert.is(nextExecution(lost, { type: 'lose', at: T0 + 6, reason: 'again' }), undefined);
@@ -77,7 +80,9 @@ test('a paid execution: signed within its hold; lost, it ends only by reconcilin
   assert.is(nextExecution(lost, unanswered('1000')), undefined, 'charged what was signed, no more');
   const taken = nextExecution(lost, unanswered('600'))!;
   assert.equal([taken.status, taken.charged, taken.released, taken.outputHash, taken.error], ['unanswered', '600', '400', null, 'taken']);
-  const lapsed = nextExecution(lost, { type: 'fail', at: T0 + 7, reason: 'lapsed', transactionId: 'tx_r' })!;
+  assert.is(nextExecution(lost, { type: 'fail', at: T0 + 7, reason: 'refused', transactionId: 'tx_r' }), undefined, 'released only once lapsed');
+  assert.is(nextExecution(PENDING, { type: 'lapse', at: T0 + 7, reason: 'lapsed', transactionId: 'tx_r' }), undefined, 'nothing signed: nothing lapses');
+  const lapsed = nextExecution(lost, { type: 'lapse', at: T0 + 7, reason: 'lapsed', transactionId: 'tx_r' })!;
   assert.equal([lapsed.status, lapsed.charged, lapsed.released], ['failed', '0', '1000']);
   assert.is(nextExecution(PENDING, unanswered('600')), undefined, 'nothing signed: nothing taken');
   for (const ended of [taken, lapsed]) assert.is(nextExecution(ended, { type: 'fail', at: T0 + 9, reason: 'x', transactionId: 'y' }), undefined);

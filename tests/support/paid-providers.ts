@@ -4,6 +4,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { decodePaymentSignatureHeader, encodePaymentRequiredHeader, encodePaymentResponseHeader } from '@x402/core/http';
 import type { PaymentPayload, PaymentPayloadV1, PaymentRequirements, PaymentRequirementsV1 } from '@x402/core/types';
+import { Challenge } from 'mppx';
+import { Methods as MppMethods } from 'mppx/evm';
 import { evm as mppEvm, Mppx as MppServer } from 'mppx/server';
 import { formatUnits, parseEther, type Address, type Hex } from 'viem';
 import { testUsdcAbi } from '../../contracts/test-usdc-artifact.js';
@@ -15,9 +17,23 @@ import { selfHostedFacilitator } from './evm/x402-payments.js';
 /**
  * What a provider does with its next call: answer (taking its payment); fail before asking for payment; refuse the
  * payment it is sent; take the payment and fail, or take it and never answer; never answer without taking it; ask
- * ten times its listed price.
+ * ten times its listed price; answer without taking the payment; answer the unpaid call with 2 MB. And attacks:
+ * an x402 v1 entry whose `amount` is low and `maxAmountRequired` high; an mpp challenge valid for ten years; the
+ * mpp challenge it gave last time, again.
  */
-export type Behaviour = 'answer' | 'fail-unpaid' | 'refuse-payment' | 'take-and-fail' | 'take-and-hang' | 'hang' | 'overcharge';
+export type Behaviour =
+  | 'answer'
+  | 'fail-unpaid'
+  | 'refuse-payment'
+  | 'take-and-fail'
+  | 'take-and-hang'
+  | 'hang'
+  | 'overcharge'
+  | 'answer-untaken'
+  | 'huge-free'
+  | 'v1-split-amount'
+  | 'long-challenge'
+  | 'same-challenge';
 
 export type PaidRail = 'x402' | 'x402v1' | 'mpp';
 
@@ -41,6 +57,8 @@ export interface PaidProviders {
 }
 
 const PRICE = 2_500n;
+/** Behaviours of the paid request, kept past the unpaid one. */
+const PAID_LEG = new Set<Behaviour>(['refuse-payment', 'take-and-fail', 'take-and-hang', 'hang', 'answer-untaken']);
 const RAILS: PaidRail[] = ['x402', 'x402v1', 'mpp'];
 
 /** The answer of every provider here: the words of the text, counted. */
@@ -62,6 +80,18 @@ export async function startPaidProviders(chain: EvmChain): Promise<PaidProviders
   };
   const paidCalls: Record<PaidRail, number> = { x402: 0, x402v1: 0, mpp: 0 };
   const hanging = new Set<ServerResponse>();
+  let lastChallenge: string | undefined;
+  const secretKey = 'a paid provider secret key, at least 32 bytes long';
+  /** A genuine challenge of this provider's, expiring in ten years. */
+  const longChallenge = () =>
+    Challenge.serialize(
+      Challenge.fromMethod(MppMethods.charge, {
+        secretKey,
+        realm: 'provider.test',
+        request: { amount: formatUnits(PRICE, chain.token.decimals), chainId: chain.chainId, currency: chain.token.address, decimals: chain.token.decimals, recipient: provider.address },
+        expires: new Date(Date.now() + 10 * 365 * 86_400_000).toISOString(),
+      }),
+    );
   let url = '';
   const resourceOf = (rail: PaidRail) => `${url}/${rail}/words`;
 
@@ -108,7 +138,7 @@ export async function startPaidProviders(chain: EvmChain): Promise<PaidProviders
   };
   const mppx = MppServer.create({
     realm: 'provider.test',
-    secretKey: 'a paid provider secret key, at least 32 bytes long',
+    secretKey,
     methods: [
       mppEvm.charge({
         currency: chain.token.address,
@@ -127,8 +157,10 @@ export async function startPaidProviders(chain: EvmChain): Promise<PaidProviders
     if (typeof proof !== 'string') {
       const behaviour = take(rail);
       if (behaviour === 'fail-unpaid') return send(res, 503, { error: 'the provider is down' });
-      if (behaviour !== 'answer' && behaviour !== 'overcharge') behaviours.set(rail, behaviour); // for the paid call
+      if (behaviour === 'huge-free') return send(res, 200, { padding: 'x'.repeat(2_000_000) });
+      if (PAID_LEG.has(behaviour)) behaviours.set(rail, behaviour); // for the paid call
       const amount = behaviour === 'overcharge' ? PRICE * 10n : PRICE;
+      if (behaviour === 'v1-split-amount') return send(res, 402, { x402Version: 1, error: 'payment required', accepts: [{ ...requirementV1(PRICE * 400_000n), amount: '1' }] });
       if (!v2) return send(res, 402, { x402Version: 1, error: 'payment required', accepts: [requirementV1(amount)] });
       const required = { x402Version: 2, error: 'payment required', resource: { url: resourceOf(rail), description: 'counts words', mimeType: 'application/json' }, accepts: [requirementV2(amount)] };
       return send(res, 402, {}, { 'payment-required': encodePaymentRequiredHeader(required as never) });
@@ -141,6 +173,7 @@ export async function startPaidProviders(chain: EvmChain): Promise<PaidProviders
     const requirement = v2 ? requirementV2(PRICE) : requirementV1(PRICE);
     const verified = await facilitator.verify(payload as never, requirement as never);
     if (!verified.isValid) return send(res, 402, { error: verified.invalidReason });
+    if (behaviour === 'answer-untaken') return send(res, 200, answerFor(input));
     const settled = await oneAtATime(() => facilitator.settle(payload as never, requirement as never));
     if (!settled.success) return send(res, 402, { error: settled.errorReason });
     if (behaviour === 'take-and-hang') return void hanging.add(res);
@@ -153,7 +186,9 @@ export async function startPaidProviders(chain: EvmChain): Promise<PaidProviders
     const paying = typeof req.headers.authorization === 'string';
     const behaviour = take('mpp');
     if (!paying && behaviour === 'fail-unpaid') return send(res, 503, { error: 'the provider is down' });
-    if (!paying && behaviour !== 'answer' && behaviour !== 'overcharge') behaviours.set('mpp', behaviour);
+    if (!paying && PAID_LEG.has(behaviour)) behaviours.set('mpp', behaviour);
+    if (!paying && behaviour === 'same-challenge' && lastChallenge) return send(res, 402, {}, { 'www-authenticate': lastChallenge });
+    if (!paying && behaviour === 'long-challenge') return send(res, 402, {}, { 'www-authenticate': longChallenge() });
     if (paying) {
       paidCalls.mpp++;
       if (behaviour === 'hang') return void hanging.add(res);
@@ -162,7 +197,10 @@ export async function startPaidProviders(chain: EvmChain): Promise<PaidProviders
     const amount = formatUnits(behaviour === 'overcharge' ? PRICE * 10n : PRICE, chain.token.decimals);
     const headers = Object.entries(req.headers).flatMap(([name, value]): [string, string][] => (typeof value === 'string' ? [[name, value]] : []));
     const charged = await mppx.charge({ amount, description: 'counts words' })(new Request(resourceOf('mpp'), { method: 'POST', headers, body }));
-    if (charged.status === 402) return sendFetch(res, charged.challenge);
+    if (charged.status === 402) {
+      lastChallenge = charged.challenge.headers.get('www-authenticate') ?? undefined;
+      return sendFetch(res, charged.challenge);
+    }
     if (behaviour === 'take-and-hang') return void hanging.add(res);
     if (behaviour === 'take-and-fail') return send(res, 500, { error: 'the provider broke after taking the payment' });
     return sendFetch(res, charged.withReceipt(Response.json(answerFor(JSON.parse(body) as { text?: unknown }))));

@@ -72,7 +72,8 @@ test('refusals change nothing: top-up required, input refused, price above the m
   fits('POST', '/v1/executions', await execute(stack, wallet.auth, { capabilityId: 'no.such', input: {} }), 404);
   fits('POST', '/v1/executions', await execute(stack, {}, { capabilityId: 'test.echo', input: { text: 'hi' } }), 401);
   const blocked = await execute(stack, wallet.auth, { capabilityId: 'weather.forecast', input: { location: 'Lisbon' } });
-  fits('POST', '/v1/executions', blocked, 503);
+  fits('POST', '/v1/executions', blocked, 400);
+  assert.equal([blocked.body.error, blocked.body.field], ['invalid_request', 'capabilityId']);
   assert.ok(blocked.body.blockingRequirements.length > 0);
   const { wallet: after } = (await call(stack, 'GET', '/v1/me', undefined, wallet.auth)).body;
   assert.equal([after.balance, after.held], [usd(1_000_000), usd(0)]);

@@ -88,19 +88,15 @@ for (const rail of RAILS) {
     assert.equal([after.balance, after.held], [usd(1_000_000), usd(0)]);
   });
 
-  test(`${rail}: a payment the provider refuses, or a price above the hold, releases the whole hold; nothing leaves the payer`, async ({ stack, chain, providers }) => {
+  test(`${rail}: a price above the hold is never signed: failed, the whole hold released, nothing leaves the payer`, async ({ stack, chain, providers }) => {
     const wallet = await pairedWallet(stack, '1000000');
     const before = await chain.balanceOf(payer(chain).address);
     const paidBefore = providers.paidCalls[rail];
-    providers.next(rail, 'refuse-payment');
-    const refused = await execute(stack, wallet.auth, rail);
-    assert.equal([refused.status, refused.body.execution.status, refused.body.receipt.charged], [502, 'failed', usd(0)]);
-    assert.match(refused.body.message, /not taken/);
     providers.next(rail, 'overcharge');
     const dear = await execute(stack, wallet.auth, rail);
-    assert.equal([dear.status, dear.body.execution.status, dear.body.receipt.released], [502, 'failed', usd(providers.price)]);
+    assert.equal([dear.status, dear.body.execution.status, dear.body.receipt.charged, dear.body.receipt.released], [502, 'failed', usd(0), usd(providers.price)]);
     assert.match(dear.body.message, /more than the 2500 held/);
-    assert.is(providers.paidCalls[rail], paidBefore + 1, 'the overcharging provider was never sent a payment');
+    assert.is(providers.paidCalls[rail], paidBefore, 'the overcharging provider was never sent a payment');
     assert.is(await chain.balanceOf(payer(chain).address), before);
     const after = await walletOf(stack, wallet.auth);
     assert.equal([after.balance, after.held], [usd(1_000_000), usd(0)]);
@@ -137,21 +133,54 @@ test('a provider that takes its payment and fails is charged what it took (unans
   }
 });
 
-test('a call lost after payment is ambiguous, held, never called again; the keeper reads the chain: taken is charged', async ({ stack, providers }) => {
+test('a call lost after the provider took its payment is charged at once (the chain shows it), and never called again', async ({ stack, providers }) => {
   const wallet = await pairedWallet(stack, '1000000');
   providers.next('x402', 'take-and-hang');
   const headers = { 'idempotency-key': 'lost after payment' };
-  const lost = await call(stack, 'POST', '/v1/executions', { capabilityId: capabilityOf('x402'), input: { text: 'a b' } }, { ...wallet.auth, ...headers });
-  assert.equal([lost.status, lost.body.execution.status], [502, 'ambiguous']);
-  assert.equal((await walletOf(stack, wallet.auth)).held, usd(providers.price));
+  const body = { capabilityId: capabilityOf('x402'), input: { text: 'a b' } };
+  const lost = await call(stack, 'POST', '/v1/executions', body, { ...wallet.auth, ...headers });
+  assert.equal([lost.status, lost.body.execution.status, lost.body.receipt.charged], [502, 'unanswered', usd(providers.price)]);
+  assert.match(lost.body.receipt.providerPayment.reference, /^0x[0-9a-f]{64}$/);
   const paid = providers.paidCalls.x402;
-  const again = await call(stack, 'POST', '/v1/executions', { capabilityId: capabilityOf('x402'), input: { text: 'a b' } }, { ...wallet.auth, ...headers });
-  assert.equal([again.status, again.body.execution.id, again.body.execution.status], [502, lost.body.execution.id, 'ambiguous']);
+  const again = await call(stack, 'POST', '/v1/executions', body, { ...wallet.auth, ...headers });
+  assert.equal([again.status, again.body.execution.id, again.body.execution.status], [502, lost.body.execution.id, 'unanswered']);
   assert.is(providers.paidCalls.x402, paid, 'a retry under the key never calls again');
-  await call(stack, 'POST', '/__test/clock', { advanceMs: 0 });
-  const reconciled = (await call(stack, 'GET', `/v1/executions/${lost.body.execution.id}`, undefined, wallet.auth)).body;
-  assert.equal([reconciled.execution.status, reconciled.receipt.charged], ['unanswered', usd(providers.price)]);
-  assert.match(reconciled.receipt.providerPayment.reference, /^0x[0-9a-f]{64}$/);
+  const after = await walletOf(stack, wallet.auth);
+  assert.equal([after.balance, after.held], [usd(1_000_000n - providers.price), usd(0)]);
+});
+
+test('an answer whose payment the provider never took is charged, and its receipt names no transaction', async ({ stack, chain, providers }) => {
+  const wallet = await pairedWallet(stack, '1000000');
+  const before = await chain.balanceOf(payer(chain).address);
+  providers.next('x402', 'answer-untaken');
+  const done = await execute(stack, wallet.auth, 'x402');
+  assert.equal([done.status, done.body.result, done.body.receipt.charged], [200, { words: 3 }, usd(providers.price)]);
+  assert.is(done.body.receipt.providerPayment.reference, undefined, 'only a transaction the chain shows is named');
+  assert.is(await chain.balanceOf(payer(chain).address), before);
+});
+
+test('attacks by a provider are refused before anything is signed or charged', async ({ stack, chain, providers }) => {
+  const wallet = await pairedWallet(stack, '1000000');
+  const before = await chain.balanceOf(payer(chain).address);
+  providers.next('x402v1', 'v1-split-amount');
+  const split = await execute(stack, wallet.auth, 'x402v1');
+  assert.equal([split.status, split.body.execution.status, split.body.receipt.released], [502, 'failed', usd(providers.price)]);
+  assert.match(split.body.message, /more than the 2500 held/, 'v1 is priced by maxAmountRequired, which it signs');
+  providers.next('mpp', 'long-challenge');
+  const long = await execute(stack, wallet.auth, 'mpp');
+  assert.equal([long.status, long.body.execution.status], [502, 'failed']);
+  assert.match(long.body.message, /signs for at most 600 s/);
+  const first = await execute(stack, wallet.auth, 'mpp');
+  assert.is(first.status, 200);
+  providers.next('mpp', 'same-challenge');
+  const replayed = await execute(stack, wallet.auth, 'mpp');
+  assert.equal([replayed.status, replayed.body.execution.status, replayed.body.receipt.charged], [502, 'failed', usd(0)]);
+  assert.match(replayed.body.message, /nonce is (spent|taken)/);
+  providers.next('x402', 'huge-free');
+  const huge = await execute(stack, wallet.auth, 'x402');
+  assert.equal([huge.status, huge.body.execution.status], [502, 'failed']);
+  assert.match(huge.body.message, /over 1000000 bytes/);
+  assert.is(await chain.balanceOf(payer(chain).address), before - providers.price, 'only the honest call was paid');
   const after = await walletOf(stack, wallet.auth);
   assert.equal([after.balance, after.held], [usd(1_000_000n - providers.price), usd(0)]);
 });
@@ -208,9 +237,13 @@ test('over MCP: the SDK client discovers a paid capability, executes it on x402 
 });
 
 // Last: it moves the chain's clock an hour on, past every authorization signed before.
-test('lost calls stay held until their authorizations lapse on the chain, then come back whole: one that hung, one a crash cut off after signing', async ({ stack, chain, providers }) => {
+test('calls with a payment out and no answer stay held until their authorizations lapse on the chain, then come back whole: refused, hung, cut off by a crash after signing', async ({ stack, chain, providers }) => {
   const wallet = await pairedWallet(stack, '1000000');
   const statusOf = async (id: string) => (await call(stack, 'GET', `/v1/executions/${id}`, undefined, wallet.auth)).body;
+  providers.next('x402', 'refuse-payment');
+  const refused = await execute(stack, wallet.auth, 'x402');
+  assert.equal([refused.status, refused.body.execution.status, refused.body.receipt.charged], [502, 'ambiguous', usd(0)]);
+  assert.match(refused.body.message, /not taken, and held until it lapses/);
   providers.next('mpp', 'hang');
   const hung = await execute(stack, wallet.auth, 'mpp');
   assert.equal([hung.status, hung.body.execution.status], [502, 'ambiguous']);
@@ -225,13 +258,14 @@ test('lost calls stay held until their authorizations lapse on the chain, then c
   const cutOff = ledger.find((item: { type: string }) => item.type === 'hold').reference.id as string;
   assert.is((await statusOf(cutOff)).execution.status, 'paying');
   await call(stack, 'POST', '/__test/clock', { advanceMs: 150_000 }); // past any call's time: the keeper takes it as lost
-  await call(stack, 'POST', '/__test/clock', { advanceMs: 0 });
-  for (const id of [hung.body.execution.id, cutOff]) assert.is((await statusOf(id)).execution.status, 'ambiguous', 'unused but still usable: held');
-  assert.equal((await walletOf(stack, wallet.auth)).held, usd(2n * providers.price));
+  await call(stack, 'POST', '/__test/clock', { advanceMs: 3_600_000 });
+  const lost = [refused.body.execution.id, hung.body.execution.id, cutOff];
+  for (const id of lost) assert.is((await statusOf(id)).execution.status, 'ambiguous', 'the chain has not passed their validBefore: still usable, held');
+  assert.equal((await walletOf(stack, wallet.auth)).held, usd(3n * providers.price));
   await chain.publicClient.request({ method: 'evm_increaseTime' as never, params: [3_600] as never });
   await chain.publicClient.request({ method: 'evm_mine' as never, params: [] as never });
   await call(stack, 'POST', '/__test/clock', { advanceMs: 0 });
-  for (const id of [hung.body.execution.id, cutOff]) {
+  for (const id of lost) {
     const { execution, receipt } = await statusOf(id);
     assert.equal([execution.status, receipt.charged, receipt.released], ['failed', usd(0), usd(providers.price)]);
   }

@@ -1,9 +1,16 @@
+import { readAtMost } from '../public-network.js';
 import type { ProviderTarget } from './provider-call.js';
 
-const MAX_ANSWER_CHARS = 1_000_000;
+const MAX_ANSWER_BYTES = 1_000_000;
+
+/** How this service reaches providers: its fetch (public addresses only, unless for tests) and how long a request may take. */
+export interface ProviderHttp {
+  fetch: (url: string, init: RequestInit) => Promise<Response>;
+  timeoutMs: number;
+}
 
 /** A GET carries its input as query parameters (each value as text); anything else as a JSON body. */
-export function requestFor(target: ProviderTarget, input: unknown, headers: Record<string, string> = {}): { url: string; init: RequestInit } {
+function requestFor(target: ProviderTarget, input: unknown, headers: Record<string, string>): { url: string; init: RequestInit } {
   if (target.method === 'GET') {
     const url = new URL(target.resource);
     for (const [name, value] of Object.entries((input ?? {}) as Record<string, unknown>)) url.searchParams.set(name, typeof value === 'string' ? value : JSON.stringify(value));
@@ -19,13 +26,22 @@ export function discard(response: Response): void {
 
 export type Sent = { ok: true; response: Response } | { ok: false; reason: string };
 
-/** Sends a request, giving up after `timeoutMs`; an error says why nothing (or nothing whole) came back. */
-export async function send(target: ProviderTarget, input: unknown, timeoutMs: number, headers?: Record<string, string>): Promise<Sent> {
+/** Sends a request (no redirects followed), giving up after the time allowed; an error says why nothing came back. */
+export async function send(http: ProviderHttp, target: ProviderTarget, input: unknown, headers: Record<string, string> = {}): Promise<Sent> {
   const { url, init } = requestFor(target, input, headers);
   try {
-    return { ok: true, response: await fetch(url, { ...init, redirect: 'error', signal: AbortSignal.timeout(timeoutMs) }) };
+    return { ok: true, response: await http.fetch(url, { ...init, redirect: 'error', signal: AbortSignal.timeout(http.timeoutMs) }) };
   } catch (error) {
     return { ok: false, reason: `the provider could not be reached: ${String(error)}` };
+  }
+}
+
+/** At most MAX_ANSWER_BYTES of a body, as text, or why not. */
+export async function bodyOf(response: Response, maxBytes = MAX_ANSWER_BYTES): Promise<{ ok: true; text: string } | { ok: false; reason: string }> {
+  try {
+    return { ok: true, text: await readAtMost(response, maxBytes) };
+  } catch (error) {
+    return { ok: false, reason: `the provider's answer could not be read whole: ${String(error)}` };
   }
 }
 
@@ -35,15 +51,10 @@ export async function answerOf(response: Response): Promise<{ ok: true; output: 
     discard(response);
     return { ok: false, reason: `the provider answered ${response.status}` };
   }
-  let text: string;
+  const body = await bodyOf(response);
+  if (!body.ok) return body;
   try {
-    text = await response.text();
-  } catch (error) {
-    return { ok: false, reason: `the provider's answer was cut off: ${String(error)}` };
-  }
-  if (text.length > MAX_ANSWER_CHARS) return { ok: false, reason: `the provider's answer is over ${MAX_ANSWER_CHARS} characters` };
-  try {
-    return { ok: true, output: JSON.parse(text) };
+    return { ok: true, output: JSON.parse(body.text) };
   } catch {
     return { ok: false, reason: 'the provider answered with something that is not JSON' };
   }

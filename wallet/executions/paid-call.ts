@@ -1,63 +1,55 @@
 import type { ProviderAuthorization } from '../../machines/wallet/types.js';
 import { crashPoint } from '../../runtime/crash-points.js';
-import { answerOf, send } from './http-call.js';
+import { answerOf, discard, send, type ProviderHttp } from './http-call.js';
 import type { CallLimits, ProviderOutcome, ProviderPayment, ProviderTarget } from './provider-call.js';
-import { PaymentRefused, type ProviderPayer, type SignedPayment } from './provider-payer.js';
+import { PaymentRefused, type ProviderPayer, type Settlement, type SignedPayment } from './provider-payer.js';
 
-/** What a provider asked on its first, unpaid call: an answer (given free), or a payment to sign. */
-export async function unpaidOutcome(response: Response): Promise<ProviderOutcome> {
-  const answer = await answerOf(response);
-  return answer.ok ? { ok: true, output: answer.output, charged: 0n, payment: null } : { ok: false, paid: false, reason: answer.reason };
-}
-
-/** Signs a payment, or says why it was not (nothing signed, so nothing paid). */
-export async function signed(sign: () => Promise<SignedPayment>): Promise<SignedPayment | { ok: false; paid: false; reason: string }> {
-  try {
-    return await sign();
-  } catch (error) {
-    const why = error instanceof PaymentRefused ? error.message : `the payment could not be signed: ${String(error)}`;
-    return { ok: false, paid: false, reason: why };
-  }
-}
+/** How a rail answers a provider's 402: a payment of at most `limit` micro-USD, signed, or PaymentRefused. */
+export type SignFor402 = (response: Response, payer: ProviderPayer, limit: bigint) => Promise<SignedPayment>;
 
 /**
- * The paid leg of a call: the authorization recorded first (so a crash after it leaves the call ambiguous, never
- * forgotten), then sent. An answer charges what was signed; no answer at all is ambiguous; an unusable answer is
- * settled by what the chain says of the authorization.
+ * Calls a paid provider (x402, mpp): unpaid first (an answer then is free); a 402 is answered by `sign` from the
+ * service's payer key, the authorization recorded (`limits.paying`) before it leaves, then sent with the call again.
+ * What became of it is read from the chain, not from the provider: an answer is charged what was signed (the
+ * settlement transaction as the chain shows it); an unusable answer or none at all is charged only once the chain
+ * shows the payment taken, and otherwise held (ambiguous) until the authorization lapses.
  */
-export async function sendPaid(
-  target: ProviderTarget,
-  input: unknown,
-  payment: SignedPayment,
-  context: { limits: CallLimits; payer: ProviderPayer; timeoutMs: number; referenceOf: (response: Response) => string | undefined },
-): Promise<ProviderOutcome> {
-  const { authorization } = payment;
+export async function callPaidProvider(http: ProviderHttp, target: ProviderTarget, input: unknown, limits: CallLimits, payer: ProviderPayer, sign: SignFor402): Promise<ProviderOutcome> {
+  const first = await send(http, target, input);
+  if (!first.ok) return { ok: false, paid: false, reason: first.reason };
+  if (first.response.status !== 402) {
+    const answer = await answerOf(first.response);
+    return answer.ok ? { ok: true, output: answer.output, charged: 0n, payment: null } : { ok: false, paid: false, reason: answer.reason };
+  }
+  let payment: SignedPayment;
   try {
-    await context.limits.paying(authorization);
+    payment = await sign(first.response, payer, limits.limit);
+    await limits.paying(payment.authorization);
   } catch (error) {
-    return { ok: false, paid: false, reason: `the payment could not be recorded, so it was not sent: ${String(error)}` };
+    return { ok: false, paid: false, reason: error instanceof PaymentRefused ? error.message : `the payment was not made: ${String(error)}` };
+  } finally {
+    discard(first.response);
   }
   crashPoint('execution-paying'); // signed and recorded, never sent
-  const sent = await send(target, input, context.timeoutMs, payment.header);
-  if (!sent.ok) return { ok: false, paid: 'maybe', reason: sent.reason };
-  const reference = context.referenceOf(sent.response);
-  const answer = await answerOf(sent.response);
-  if (answer.ok) return { ok: true, output: answer.output, charged: BigInt(authorization.charged), payment: paymentOf(authorization, reference) };
-  return afterUnusableAnswer(context.payer, authorization, answer.reason);
+  const sent = await send(http, target, input, payment.header);
+  const answer = sent.ok ? await answerOf(sent.response) : sent;
+  return outcomeOnChain(payer, payment.authorization, answer);
 }
 
-/**
- * A paid request answered with no usable answer: taken on the chain, the provider was paid (charged, no result);
- * not taken, it was refused (its authorization lapses within minutes; the provider had answered that it failed).
- */
-async function afterUnusableAnswer(payer: ProviderPayer, authorization: ProviderAuthorization, reason: string): Promise<ProviderOutcome> {
+/** What the chain says became of a sent payment, with what the provider answered. */
+async function outcomeOnChain(payer: ProviderPayer, authorization: ProviderAuthorization, answer: { ok: true; output: unknown } | { ok: false; reason: string }): Promise<ProviderOutcome> {
+  const charged = BigInt(authorization.charged);
+  let settlement: Settlement;
   try {
-    const settlement = await payer.settlementOf(authorization);
-    if (settlement.used) return { ok: false, paid: true, charged: BigInt(authorization.charged), payment: paymentOf(authorization, settlement.reference), reason: `${reason}, after taking its payment` };
-    return { ok: false, paid: false, reason: `${reason}; the payment was not taken` };
+    settlement = await payer.settlementOf(authorization);
   } catch (error) {
-    return { ok: false, paid: 'maybe', reason: `${reason}; whether the payment was taken could not be read: ${String(error)}` };
+    if (answer.ok) return { ok: true, output: answer.output, charged, payment: paymentOf(authorization, undefined) };
+    return { ok: false, paid: 'maybe', reason: `${answer.reason}; whether the payment was taken could not be read: ${String(error)}` };
   }
+  const reference = settlement.state === 'taken' ? settlement.reference : undefined;
+  if (answer.ok) return { ok: true, output: answer.output, charged, payment: paymentOf(authorization, reference) };
+  if (reference) return { ok: false, paid: true, charged, payment: paymentOf(authorization, reference), reason: `${answer.reason}, after taking its payment` };
+  return { ok: false, paid: 'maybe', reason: `${answer.reason}; the payment is not taken, and held until it lapses` };
 }
 
 export function paymentOf(authorization: ProviderAuthorization, reference: string | undefined): ProviderPayment {

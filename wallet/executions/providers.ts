@@ -1,8 +1,9 @@
-import { answerOf, send } from './http-call.js';
-import { callMpp } from './mpp-call.js';
+import { outboundFetch } from '../public-network.js';
+import { answerOf, send, type ProviderHttp } from './http-call.js';
+import { callPaidProvider } from './paid-call.js';
 import type { CallLimits, ProviderCaller, ProviderOutcome, ProviderTarget, ProviderTerms } from './provider-call.js';
 import type { ProviderPayer } from './provider-payer.js';
-import { callX402 } from './x402-call.js';
+import { signX402 } from './x402-asked.js';
 
 /** The in-process capability of the test hooks: it answers with what it was given. */
 export const TEST_ECHO = 'test:echo';
@@ -12,19 +13,24 @@ export interface ProvidersOptions {
   /** The service's payer key for x402 and mpp providers; without it they are not executable. */
   payer: ProviderPayer | undefined;
   timeoutMs: number;
+  /** WALLET_REGISTRY_ALLOW_PRIVATE: providers on loopback and private networks are called too (tests). */
+  allowPrivate: boolean;
 }
 
 const NO_PAYER = "paying x402 and mpp providers needs the service's payer key: WALLET_PROVIDER_KEY_FILE, with the chain of PACT_X402_RPC_URL";
 
 /**
  * The provider adapters: plain HTTP (priced by the catalog, no payment on the wire), x402 and mpp (paid from the
- * service's payer key, at most the hold), and the test hooks' echo.
+ * service's payer key, at most the hold), and the test hooks' echo. Providers are called on public addresses only.
  */
 export class Providers implements ProviderCaller {
   /** Test hooks: the next call (to one endpoint, or to any) fails, as a provider's failure would. */
   private readonly failing = new Set<string>();
+  private readonly http: ProviderHttp;
 
-  constructor(private readonly options: ProvidersOptions) {}
+  constructor(private readonly options: ProvidersOptions) {
+    this.http = { fetch: outboundFetch(options.allowPrivate), timeoutMs: options.timeoutMs };
+  }
 
   failNext(resource: string | undefined): void {
     this.failing.add(resource ?? '*');
@@ -43,22 +49,21 @@ export class Providers implements ProviderCaller {
   }
 
   async call(target: ProviderTarget, input: unknown, limits: CallLimits): Promise<ProviderOutcome> {
-    const { testHooks, payer, timeoutMs } = this.options;
+    const { testHooks, payer } = this.options;
     if (this.failing.delete(target.resource) || this.failing.delete('*')) return { ok: false, paid: false, reason: 'the provider failed (a test hook asked for it)' };
     switch (target.rail) {
       case 'mock':
         if (target.resource !== TEST_ECHO || !testHooks) return { ok: false, paid: false, reason: 'the mock rail answers only test.echo, under test hooks' };
         return { ok: true, output: { text: (input as { text: string }).text }, charged: limits.limit, payment: null };
       case 'http': {
-        const sent = await send(target, input, timeoutMs);
-        if (!sent.ok) return { ok: false, paid: false, reason: sent.reason };
-        const answer = await answerOf(sent.response);
+        const sent = await send(this.http, target, input);
+        const answer = sent.ok ? await answerOf(sent.response) : sent;
         return answer.ok ? { ok: true, output: answer.output, charged: limits.limit, payment: null } : { ok: false, paid: false, reason: answer.reason };
       }
       case 'x402':
-        return payer ? callX402(target, input, limits, payer, timeoutMs) : { ok: false, paid: false, reason: NO_PAYER };
+        return payer ? callPaidProvider(this.http, target, input, limits, payer, signX402) : { ok: false, paid: false, reason: NO_PAYER };
       case 'mpp':
-        return payer ? callMpp(target, input, limits, payer, timeoutMs) : { ok: false, paid: false, reason: NO_PAYER };
+        return payer ? callPaidProvider(this.http, target, input, limits, payer, (response, signer, limit) => signer.signMpp(response, limit)) : { ok: false, paid: false, reason: NO_PAYER };
     }
   }
 }

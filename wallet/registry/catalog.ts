@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { Ajv } from 'ajv';
 import { join } from 'node:path';
 import type { ExecutionRail } from '../../machines/wallet/types.js';
 import type { RegistryItem } from './normalize.js';
@@ -45,6 +46,28 @@ interface CatalogFile {
 
 const usd = (amount: bigint): Usd => ({ amount: amount.toString(), asset: 'USD' });
 
+const schemaCompiler = new Ajv({ strict: false, validateFormats: false });
+const MICRO_USD = /^(0|[1-9][0-9]{0,29})$/;
+
+/** What is wrong with a catalog entry from a file, if anything: the shape the catalog and the execution route rely on. */
+function entryProblem(entry: Partial<CatalogEntry>): string | undefined {
+  if (typeof entry.id !== 'string' || !/^[a-z0-9]+([._-][a-z0-9]+)*$/.test(entry.id)) return 'id is not a dotted slug';
+  for (const field of ['name', 'description', 'category'] as const) if (typeof entry[field] !== 'string') return `${field} is not text`;
+  if (!Array.isArray(entry.tags) || !entry.tags.every((tag) => typeof tag === 'string')) return 'tags are not a list of text';
+  if (typeof entry.inputSchema !== 'object' || entry.inputSchema === null) return 'inputSchema is not an object';
+  try {
+    schemaCompiler.compile(entry.inputSchema);
+  } catch (error) {
+    return `inputSchema is no JSON schema: ${String(error)}`;
+  }
+  if (!Array.isArray(entry.providers) || entry.providers.length === 0) return 'providers are not a list';
+  for (const provider of entry.providers) {
+    if (!['http', 'x402', 'mpp'].includes(provider?.rail) || typeof provider.method !== 'string' || typeof provider.resource !== 'string' || !URL.canParse(provider.resource)) return 'a provider needs a rail (http, x402, mpp), a method and a resource URL';
+    if (provider.rail === 'http' && !MICRO_USD.test(provider.price ?? '')) return 'a plain HTTP provider needs its price in micro-USD';
+  }
+  return undefined;
+}
+
 /**
  * The capability catalog shipped in `shipped/catalog.json`, each capability's providers resolved in the registry: its
  * price is its cheapest active provider's (`fixed` with one price, `dynamic` when the providers differ).
@@ -65,12 +88,20 @@ export class Catalog {
     this.updatedAt = this.file.updatedAt;
   }
 
-  /** The capabilities of a deployment's own catalog file (WALLET_CATALOG_FILE); none without one. A file not understood stops the start. */
+  /** The capabilities of a deployment's own catalog file (WALLET_CATALOG_FILE); none without one. A file not understood stops the start, naming what is wrong. */
   static entriesOf(file: string | undefined): CatalogEntry[] {
     if (file === undefined) return [];
-    const { capabilities } = JSON.parse(readFileSync(file, 'utf8')) as { capabilities?: unknown };
-    const usable = (entry: Partial<CatalogEntry>) => typeof entry.id === 'string' && typeof entry.inputSchema === 'object' && Array.isArray(entry.providers);
-    if (!Array.isArray(capabilities) || !capabilities.every(usable)) throw new Error(`${file} holds no { capabilities: [...] } each with an id, an inputSchema and providers`);
+    let capabilities: unknown;
+    try {
+      ({ capabilities } = JSON.parse(readFileSync(file, 'utf8')) as { capabilities?: unknown });
+    } catch (error) {
+      throw new Error(`${file} is not a readable JSON catalog: ${String(error)}`);
+    }
+    if (!Array.isArray(capabilities)) throw new Error(`${file} holds no { "capabilities": [...] }`);
+    capabilities.forEach((entry, index) => {
+      const problem = entryProblem(entry as Partial<CatalogEntry>);
+      if (problem) throw new Error(`${file}: capability ${index} (${String((entry as { id?: unknown })?.id)}): ${problem}`);
+    });
     return capabilities as CatalogEntry[];
   }
 

@@ -1,5 +1,5 @@
-import { lookup } from 'node:dns/promises';
 import { PeriodicPass } from '../../actors/periodic-pass.js';
+import { outboundFetch, readAtMost } from '../public-network.js';
 import { fromBazaar, fromMppDirectory, type RegistryItem } from './normalize.js';
 import type { Registry } from './registry.js';
 
@@ -27,38 +27,20 @@ export function parseSources(text: string | undefined): RegistrySource[] {
 }
 
 /** A source's document, read with a time limit and no more than MAX_SOURCE_BYTES of it. */
-async function fetchSource(url: string): Promise<unknown> {
-  const response = await fetch(url, { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS), headers: { accept: 'application/json' }, redirect: 'manual' });
-  if (!response.ok || !response.body) throw new Error(`${url} answered ${response.status}`);
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of response.body) {
-    size += chunk.length;
-    if (size > MAX_SOURCE_BYTES) throw new Error(`${url} sent more than ${MAX_SOURCE_BYTES} bytes`);
-    chunks.push(chunk);
+async function fetchSource(url: string, allowPrivate: boolean): Promise<unknown> {
+  const response = await outboundFetch(allowPrivate)(url, { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS), headers: { accept: 'application/json' }, redirect: 'manual' });
+  if (!response.ok) {
+    response.body?.cancel().catch(() => undefined);
+    throw new Error(`${url} answered ${response.status}`);
   }
-  return JSON.parse(Buffer.concat(chunks).toString('utf8'));
-}
-
-/** Loopback, private, link-local and unique-local addresses: what a registry entry must not make this server call. */
-const PRIVATE = /^(127\.|10\.|192\.168\.|172\.(1[6-9]|2\d|3[01])\.|169\.254\.|0\.|::1$|::$|f[cd]|fe80:|::ffff:(127|10|192\.168|169\.254)\.)/i;
-
-/** Whether `url` is http(s) to a public address (or `allowPrivate`, for tests on loopback). */
-async function callable(url: string, allowPrivate: boolean): Promise<boolean> {
-  if (!URL.canParse(url)) return false;
-  const { protocol, hostname } = new URL(url);
-  if (protocol !== 'https:' && protocol !== 'http:') return false;
-  if (allowPrivate) return true;
-  const addresses = await lookup(hostname.replace(/^\[|\]$/g, ''), { all: true }).catch(() => []);
-  return addresses.length > 0 && addresses.every(({ address }) => !PRIVATE.test(address));
+  return JSON.parse(await readAtMost(response, MAX_SOURCE_BYTES));
 }
 
 /** Whether an endpoint answers: a payable one asks for payment (402); any answer below 500 is one. */
 async function answers(item: RegistryItem, allowPrivate: boolean): Promise<boolean> {
-  if (!(await callable(item.resource, allowPrivate))) return false;
   try {
-    const response = await fetch(item.resource, { method: item.method === 'GET' ? 'GET' : 'HEAD', signal: AbortSignal.timeout(PROBE_TIMEOUT_MS), redirect: 'manual' });
-    await response.body?.cancel();
+    const response = await outboundFetch(allowPrivate)(item.resource, { method: item.method === 'GET' ? 'GET' : 'HEAD', signal: AbortSignal.timeout(PROBE_TIMEOUT_MS), redirect: 'manual' });
+    response.body?.cancel().catch(() => undefined);
     return response.status < 500;
   } catch {
     return false;
@@ -94,13 +76,9 @@ export class RegistryRefresher extends PeriodicPass {
   protected async pass(): Promise<number> {
     let refreshed = 0;
     for (const source of this.sources) {
-      if (!(await callable(source.url, this.allowPrivate))) {
-        console.error(`the registry source ${source.url} is not a public http(s) address; it is not read`);
-        continue;
-      }
       let items: RegistryItem[];
       try {
-        const document = (await fetchSource(source.url)) as Record<string, unknown>;
+        const document = (await fetchSource(source.url, this.allowPrivate)) as Record<string, unknown>;
         const named = { ...document, source: source.url, fetchedAt: new Date(this.now()).toISOString() };
         items = source.kind === 'x402-bazaar' ? fromBazaar(named) : fromMppDirectory(named);
       } catch (error) {

@@ -9,6 +9,9 @@ import { crashPoint } from '../../runtime/crash-points.js';
 import { walletOfBearer } from '../auth.js';
 import { walletError, type WalletError } from '../errors.js';
 import type { ProviderCaller, ProviderOutcome } from '../executions/provider-call.js';
+import { PaymentRefused } from '../executions/provider-payer.js';
+import { lostCall } from '../executions/lost-call.js';
+import { paymentClaimKey, TokenTaken, type TokenIndex } from '../token-index.js';
 import type { IdempotencyStore } from '../idempotency.js';
 import { idempotently } from '../idempotent-route.js';
 import { executionCaptureOf, executionHoldOf, executionReleaseOf } from '../ledger.js';
@@ -24,7 +27,7 @@ export interface ExecutionRouteDeps {
   catalog: Catalog;
   providers: ProviderCaller;
   idempotency: IdempotencyStore;
-  tokens: Parameters<typeof walletOfBearer>[1];
+  tokens: TokenIndex;
 }
 
 const executeBody = {
@@ -85,7 +88,7 @@ function providerFor(capability: Capability, registryId: string | undefined, cal
   const callable = named.filter((p) => p.status === 'active' && callers.blocking(p).length === 0).sort((a, b) => Number(BigInt(a.price.amount) - BigInt(b.price.amount)));
   if (callable.length > 0) return callable[0]!;
   const blocking = [...new Set(named.flatMap((p) => (p.status === 'active' ? callers.blocking(p) : [`${p.registryId} does not answer`])))];
-  return walletError('unavailable', `no provider of ${capability.id} can be called from here now`, { blockingRequirements: blocking });
+  return walletError('invalid_request', `no provider of ${capability.id} can be called from here: ${blocking.join('; ')}`, { field: registryId === undefined ? 'capabilityId' : 'registryId', blockingRequirements: blocking });
 }
 
 /**
@@ -149,7 +152,7 @@ export function registerExecutionRoutes(app: FastifyInstance, deps: ExecutionRou
       // A refusal is not kept under the key (after a top-up the same key runs): the work is given up, not answered.
       if ('error' in started) throw new Refused(started.error);
       crashPoint('execution-held'); // the price held, the provider never called
-      const paying = (authorization: ProviderAuthorization) => recordPaying(desk, walletId, executionId, authorization);
+      const paying = (authorization: ProviderAuthorization) => recordPaying(desk, tokens, walletId, executionId, authorization);
       const outcome = await providers.call({ rail: provider.rail, resource: provider.resource, method: provider.method }, body.input, { limit: price, paying });
       return finish(desk, walletId, executionId, outcome);
     });
@@ -189,8 +192,17 @@ function idsFor(walletId: string, key: string | string[] | undefined): [string, 
   return [`ex_${digest('execution')}`, `rc_${digest('receipt')}`];
 }
 
-/** Records that the service's payer signed for the provider; the payment is sent only once this is recorded. */
-async function recordPaying(desk: WalletDesk, walletId: string, executionId: string, authorization: ProviderAuthorization): Promise<void> {
+/**
+ * Records that the service's payer signed for the provider; the payment is sent only once this is recorded. Its
+ * nonce is claimed first, once in the deployment: a provider that hands out one challenge twice is paid once.
+ */
+async function recordPaying(desk: WalletDesk, tokens: TokenIndex, walletId: string, executionId: string, authorization: ProviderAuthorization): Promise<void> {
+  try {
+    await tokens.add({ tokenHash: paymentClaimKey(authorization.from, authorization.nonce), walletId, kind: 'payment' });
+  } catch (error) {
+    if (error instanceof TokenTaken) throw new PaymentRefused('the provider asked for a payment this service has signed before (its nonce is taken)');
+    throw error;
+  }
   const recorded = await desk.change(walletId, (_wallet, at): WalletEvent => ({ type: 'executionPaying', at, executionId, authorization }));
   if ('error' in recorded) throw new Error(recorded.error.message);
 }
@@ -243,7 +255,7 @@ async function record(desk: WalletDesk, walletId: string, executionId: string, o
     if (outcome.paid === true) {
       return { type: 'executionUnanswered', at: now, executionId, charged: outcome.charged.toString(), reason: outcome.reason, providerPayment: outcome.payment, ...executionCaptureOf(wallet, execution, outcome.charged, now) };
     }
-    if (outcome.paid === 'maybe') return { type: 'executionAmbiguous', at: now, executionId, reason: outcome.reason };
+    if (outcome.paid === 'maybe') return lostCall(execution, now, outcome.reason);
     return { type: 'executionFailed', at: now, executionId, reason: outcome.reason, ...executionReleaseOf(wallet, execution, now) };
   });
   if ('error' in recorded) throw new Error(`recording execution ${executionId}: ${recorded.error.message}`);

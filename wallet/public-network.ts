@@ -1,0 +1,61 @@
+import { lookup, type LookupAddress, type LookupOptions } from 'node:dns';
+import { BlockList, isIP } from 'node:net';
+import { Agent, fetch as undiciFetch } from 'undici';
+
+/** Loopback, private, shared, link-local, unique-local, multicast and reserved ranges: never called for a registry entry. */
+const NOT_PUBLIC = new BlockList();
+for (const [network, prefix] of [['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12], ['192.0.0.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 3]] as const) NOT_PUBLIC.addSubnet(network, prefix, 'ipv4');
+for (const [network, prefix] of [['::', 127], ['64:ff9b::', 96], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8]] as const) NOT_PUBLIC.addSubnet(network, prefix, 'ipv6');
+
+/** Whether an IP address is a public unicast one (an IPv4-mapped IPv6 address is read as its IPv4 address). */
+export function isPublicAddress(address: string): boolean {
+  const family = isIP(address);
+  return family !== 0 && !NOT_PUBLIC.check(address, family === 4 ? 'ipv4' : 'ipv6');
+}
+
+type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+
+/** dns.lookup that fails for a name resolving to anything but public addresses: checked as the socket connects, so a name cannot be made to point elsewhere between a check and the call. */
+function publicLookup(hostname: string, options: LookupOptions, callback: LookupCallback): void {
+  lookup(hostname, { ...options, all: true }, (error, addresses) => {
+    if (error) return callback(error, '');
+    const refused = addresses.find(({ address }) => !isPublicAddress(address));
+    if (refused || addresses.length === 0) return callback(Object.assign(new Error(`${hostname} resolves to ${refused?.address ?? 'nothing'}, not a public address`), { code: 'ENOTPUBLIC' }), '');
+    if (options.all) return callback(null, addresses);
+    callback(null, addresses[0]!.address, addresses[0]!.family);
+  });
+}
+
+/** Connections only to public addresses (`allowPrivate`: any, for tests on loopback). */
+const publicOnly = new Agent({ connect: { lookup: publicLookup as never } });
+
+/**
+ * fetch for addresses a registry or a provider names: http(s) only and, unless `allowPrivate`, public addresses only,
+ * checked at connect time (an IP literal is checked here, as no lookup runs for it).
+ */
+export function outboundFetch(allowPrivate: boolean) {
+  return (url: string, init: RequestInit): Promise<Response> => {
+    const { protocol, hostname } = new URL(url);
+    if (protocol !== 'http:' && protocol !== 'https:') return Promise.reject(new Error(`${protocol} is not http(s)`));
+    if (allowPrivate) return fetch(url, init);
+    const literal = hostname.replace(/^\[|\]$/g, '');
+    if (isIP(literal) !== 0 && !isPublicAddress(literal)) return Promise.reject(new Error(`${literal} is not a public address`));
+    return undiciFetch(url, { ...(init as object), dispatcher: publicOnly }) as unknown as Promise<Response>;
+  };
+}
+
+/** An answer's body as text, read no further than `maxBytes` (more: an error, the rest never read). */
+export async function readAtMost(response: Response, maxBytes: number): Promise<string> {
+  if (!response.body) return '';
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
+    size += chunk.length;
+    if (size > maxBytes) {
+      response.body.cancel().catch(() => undefined);
+      throw new Error(`the answer is over ${maxBytes} bytes`);
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
