@@ -15,7 +15,7 @@ import {
 } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
 import { connectOptionsOf, NATS_ROLES, type NatsCredentials, type NatsRole, type NatsUser } from './nats-roles.js';
-import { ACCESS_STREAM, ACCESS_WILDCARD, CMD_STREAM, CREDIT_HOLDS, EVENT_STREAM, EVENT_SUBJECT, JOURNAL_STREAM, LEASE_BUCKET, OFFER_STREAM, OFFER_WILDCARD, RAIL_ADDRESSES, RAILS_STREAM, WALLET_IDEMPOTENCY_STREAM, WALLET_JOURNAL_STREAM, WALLET_STREAM, WALLET_TOKENS_STREAM, WALLET_TXS } from './subjects.js';
+import { ACCESS_STREAM, ACCESS_WILDCARD, CMD_STREAM, CREDIT_HOLDS, EVENT_STREAM, EVENT_SUBJECT, JOURNAL_STREAM, LEASE_BUCKET, OFFER_STREAM, OFFER_WILDCARD, RAIL_ADDRESSES, RAILS_STREAM, WALLET_IDEMPOTENCY_STREAM, WALLET_JOURNAL_STREAM, WALLET_PAYMENTS_STREAM, WALLET_STREAM, WALLET_TOKENS_STREAM, WALLET_TXS } from './subjects.js';
 
 const NANOS_PER_MS = 1_000_000;
 
@@ -113,6 +113,7 @@ export const DEFAULT_JOURNAL_MAX_BYTES = 8 * 1024 ** 3;
 /** The Agent Stream keeps events seven days (the longest an event may live). */
 const EVENT_RETENTION_MS = 7 * 86_400_000;
 const IDEMPOTENCY_RETENTION_MS = 2 * 86_400_000;
+const PAYMENT_CLAIM_RETENTION_MS = 7 * 86_400_000;
 const SMALL_RECORDS_MAX_BYTES = 1024 ** 3;
 const COMMANDS_MAX_BYTES = 1024 ** 3;
 /** A command nobody consumed within this is of no use (its caller gave up long before): NATS drops it. */
@@ -153,6 +154,8 @@ async function ensureStreams(jsm: JetStreamManager, replicas: number, journalMax
   }
   // Idempotency records are kept two days (the spec asks for 24 hours at least), then dropped.
   await ensureStream(jsm, { ...journal(WALLET_IDEMPOTENCY_STREAM, 'wallet.idem.>'), max_bytes: Math.min(journalMaxBytes, SMALL_RECORDS_MAX_BYTES), max_age: IDEMPOTENCY_RETENTION_MS * NANOS_PER_MS, discard: DiscardPolicy.Old });
+  // Payment claims matter while their authorization is usable (minutes); a week, then dropped.
+  await ensureStream(jsm, { ...journal(WALLET_PAYMENTS_STREAM, 'wallet.pay.>'), max_bytes: Math.min(journalMaxBytes, SMALL_RECORDS_MAX_BYTES), max_age: PAYMENT_CLAIM_RETENTION_MS * NANOS_PER_MS, discard: DiscardPolicy.Old });
 }
 
 type StreamSettings = Parameters<JetStreamManager['streams']['add']>[0] & { name: string };

@@ -34,6 +34,9 @@ export const WALLET_TOKENS_STREAM = 'PACT_WALLET_TOKENS';
 export const walletTokenSubject = (tokenHash: string) => `wallet.token.${tokenHash}`;
 export const WALLET_IDEMPOTENCY_STREAM = 'PACT_WALLET_IDEMPOTENCY';
 export const walletIdempotencySubject = (recordId: string) => `wallet.idem.${recordId}`;
+/** Each payment authorization the wallet service's payer signs, claimed once (`wallet/payment-claims.ts`). */
+export const WALLET_PAYMENTS_STREAM = 'PACT_WALLET_PAYMENTS';
+export const walletPaymentSubject = (claimId: string) => `wallet.pay.${claimId}`;
 /** Everything the wallet service writes (hosts write it). */
 export const WALLET_SUBJECTS = 'wallet.>';
 /** The Agent Stream: every event on one subject, kept seven days; the event id is the message id. */

@@ -2,10 +2,12 @@ import { lookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
 import { Agent, fetch as undiciFetch } from 'undici';
 
-/** Loopback, private, shared, link-local, unique-local, multicast and reserved ranges: never called for a registry entry. */
+/** Loopback, private, shared, link-local, unique-local, multicast, reserved and IPv4-embedding ranges: never called for a registry entry. */
 const NOT_PUBLIC = new BlockList();
 for (const [network, prefix] of [['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12], ['192.0.0.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 3]] as const) NOT_PUBLIC.addSubnet(network, prefix, 'ipv4');
-for (const [network, prefix] of [['::', 127], ['64:ff9b::', 96], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8]] as const) NOT_PUBLIC.addSubnet(network, prefix, 'ipv6');
+// ::/96 holds the unspecified, loopback and IPv4-compatible addresses; 2002::/16 (6to4), 2001::/32 (Teredo) and the
+// NAT64 prefixes embed an IPv4 address that could be anyone's.
+for (const [network, prefix] of [['::', 96], ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['100::', 64], ['2001::', 32], ['2001:db8::', 32], ['2002::', 16], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8]] as const) NOT_PUBLIC.addSubnet(network, prefix, 'ipv6');
 
 /** Whether an IP address is a public unicast one (an IPv4-mapped IPv6 address is read as its IPv4 address). */
 export function isPublicAddress(address: string): boolean {

@@ -141,6 +141,20 @@ export class WalletReadModel {
     return this.checkouts.remove(`${walletId}!${checkoutId}`);
   }
 
+  /** Looks at an unfinished execution again at `at` (the keeper could not end it yet). */
+  async rescheduleExecution(due: UnfinishedExecution, at: number): Promise<void> {
+    const operations: Operation[] = [];
+    const batch = this.executions.batch(operations);
+    await batch.remove(`${due.walletId}!${due.executionId}`);
+    batch.put(`${due.walletId}!${due.executionId}`, at, due);
+    await this.level.batch(operations);
+  }
+
+  /** Takes an execution the keeper found ended out of the index. */
+  forgetExecution(due: UnfinishedExecution): Promise<void> {
+    return this.executions.remove(`${due.walletId}!${due.executionId}`);
+  }
+
   /** Unfinished executions due for the keeper at `now`, earliest first. */
   dueExecutions(now: number, limit: number): Promise<UnfinishedExecution[]> {
     return this.executions.until(now, limit);

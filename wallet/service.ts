@@ -16,6 +16,7 @@ import { IdempotencyStore } from './idempotency.js';
 import type { InternalTokens } from './internal-auth.js';
 import { WalletJournal } from './journal.js';
 import { TokenIndex } from './token-index.js';
+import { PaymentClaims } from './payment-claims.js';
 import { WalletDesk } from './wallet-desk.js';
 
 export interface WalletServiceSettings {
@@ -79,6 +80,7 @@ export async function startWalletService(
     projector,
     desk,
     tokens: new TokenIndex(nats.js, nats.jsm),
+    claims: new PaymentClaims(nats.js, nats.jsm),
     idempotency: new IdempotencyStore(nats.js, nats.jsm, () => clock.now()),
     clock,
     checkoutRails,

@@ -9,7 +9,7 @@ import type { WalletDesk } from './wallet-desk.js';
 export interface TokenRecord {
   tokenHash: string;
   walletId: string;
-  kind: 'pairing' | 'pairing_code' | 'access' | 'checkout' | 'reservation' | 'payment';
+  kind: 'pairing' | 'pairing_code' | 'access' | 'checkout' | 'reservation';
 }
 
 const KNOWN_AT_MOST = 100_000;
@@ -25,9 +25,6 @@ export async function ownerOf(tokens: TokenIndex, desk: WalletDesk, kind: OwnedK
   const record = await tokens.lookup(ownedKey(kind, id));
   return record?.kind === kind ? desk.read(record.walletId) : undefined;
 }
-
-/** A payment authorization's claim: each (payer, nonce) is signed for one execution only, in the whole deployment. */
-export const paymentClaimKey = (from: string, nonce: string) => sha256Hex(`payment:${from.toLowerCase()}:${nonce.toLowerCase()}`);
 
 /** The hash has a record already (the same one written before, or by chance another). */
 export class TokenTaken extends Error {}

@@ -1,13 +1,12 @@
 import { PeriodicPass } from '../actors/periodic-pass.js';
 import type { WalletEvent } from '../machines/wallet/events.js';
-import type { Wallet } from '../machines/wallet/types.js';
+import type { Execution, Wallet } from '../machines/wallet/types.js';
 import type { Clock } from '../runtime/clock.js';
 import { walletError, type WalletError } from './errors.js';
 import { executionCaptureOf, executionReleaseOf, expiryOf } from './ledger.js';
 import { paymentOf } from './executions/paid-call.js';
 import { lostCall } from './executions/lost-call.js';
 import type { ProviderPayer, Settlement } from './executions/provider-payer.js';
-import type { UnfinishedExecution } from './read-model.js';
 import { checkoutCollectKey, creditCheckout } from './checkout-credits.js';
 import { creditPayee } from './payee-credits.js';
 import type { Rail } from '../rails/rail.js';
@@ -19,6 +18,13 @@ const BATCH = 500;
 const OWED_GRACE_MS = 30_000;
 /** After a checkout expires, how long a payment begun before may still be recorded (a collect waits seconds; a wide margin). */
 const CHECKOUT_PAYMENTS_END_MS = 15 * 60_000;
+
+/** An execution the keeper ends no more. */
+const FINAL: ReadonlySet<Execution['status']> = new Set(['succeeded', 'failed', 'unanswered']);
+/** When to look again at an execution not ended yet: its authorization still usable on the chain; a read that failed; no payer to ask. */
+const OPEN_RETRY_MS = 30_000;
+const FAILED_RETRY_MS = 60_000;
+const NO_PAYER_RETRY_MS = 3_600_000;
 
 /** Nothing to do: the hold ended (or its time was moved) since the read model listed it. */
 const NOT_DUE: WalletError = walletError('invalid_request', 'not due');
@@ -67,28 +73,33 @@ export class WalletKeeper extends PeriodicPass {
 
   /**
    * Executions the keeper ends: one a crash cut off (pending, so never paid: failed, its hold released; paying, so
-   * an authorization may have gone: ambiguous), and ambiguous ones, reconciled on the chain: the provider took the
-   * payment (unanswered: charged what it took) or the authorization lapsed unused (failed: released whole).
+   * an authorization may have gone: ambiguous), and ambiguous ones once their authorization lapsed, reconciled on
+   * the chain: taken (unanswered: charged what it took) or void (failed: released whole). One it cannot end yet is
+   * looked at again later, so it never stands in front of the others.
    */
   private async dueExecutions(now: number): Promise<number> {
     let ended = 0;
     for (const due of await this.readModel.dueExecutions(now, BATCH)) {
       try {
-        const settlement = await this.settlementOf(due);
+        const execution = (await this.desk.read(due.walletId))?.executions?.[due.executionId];
+        if (!execution || FINAL.has(execution.status)) {
+          await this.readModel.forgetExecution(due);
+          continue;
+        }
+        if (execution.status === 'ambiguous' && !this.payer) {
+          await this.readModel.rescheduleExecution(due, now + NO_PAYER_RETRY_MS);
+          continue;
+        }
+        const settlement = execution.status === 'ambiguous' && execution.authorization ? await this.payer!.settlementOf(execution.authorization) : undefined;
         const outcome = await this.desk.change(due.walletId, (wallet, at) => this.nextStep(wallet, due.executionId, settlement, at));
-        if (!('error' in outcome)) ended++;
+        if ('error' in outcome) await this.readModel.rescheduleExecution(due, now + OPEN_RETRY_MS);
+        else ended++;
       } catch (error) {
-        console.error(`the wallet keeper could not reconcile execution ${due.executionId}; the next pass tries again:`, String(error));
+        console.error(`the wallet keeper could not reconcile execution ${due.executionId}; it tries again in a minute:`, String(error));
+        await this.readModel.rescheduleExecution(due, now + FAILED_RETRY_MS).catch(() => undefined);
       }
     }
     return ended;
-  }
-
-  /** What the chain says of an ambiguous execution's authorization (undefined for any other, or with no payer to ask). */
-  private async settlementOf(due: UnfinishedExecution): Promise<Settlement | undefined> {
-    const execution = (await this.desk.read(due.walletId))?.executions?.[due.executionId];
-    if (execution?.status !== 'ambiguous' || !execution.authorization || !this.payer) return undefined;
-    return this.payer.settlementOf(execution.authorization);
   }
 
   private nextStep(wallet: Wallet, executionId: string, settlement: Settlement | undefined, at: number): WalletEvent | WalletError {

@@ -70,6 +70,8 @@ export const executionMachine = setup({
     },
     ambiguous: {
       on: {
+        // An answer that came after the keeper took the call for lost (it outlived the cut-off) is still an answer.
+        succeed: { guard: 'asAuthorized', target: 'succeeded', actions: 'charge' },
         chargeUnanswered: { guard: 'asAuthorized', target: 'unanswered', actions: 'charge' },
         lapse: { target: 'failed', actions: 'giveBack' },
       },

@@ -75,7 +75,8 @@ test('a paid execution: signed within its hold; lost, it ends only by reconcilin
   const lost = nextExecution(paying, { type: 'lose', at: T0 + 5, reason: 'timeout' })!;
   assert.equal([lost.status, lost.charged, lost.finishedAt], ['ambiguous', '0', null]);
   assert.is(nextExecution(lost, { type: 'lose', at: T0 + 6, reason: 'again' }), undefined);
-  assert.is(nextExecution(lost, { type: 'succeed', at: T0 + 6, charged: '600', outputHash: 'o', providerPayment: null, transactionId: 'tx' }), undefined, 'no answer comes after a loss');
+  assert.is(nextExecution(lost, { type: 'succeed', at: T0 + 6, charged: '600', outputHash: 'o', providerPayment: null, transactionId: 'tx' })!.status, 'succeeded', 'an answer that outlived the cut-off');
+  assert.is(nextExecution(lost, { type: 'succeed', at: T0 + 6, charged: '1000', outputHash: 'o', providerPayment: null, transactionId: 'tx' }), undefined, 'charged what was signed');
   const unanswered = (charged: string) => ({ type: 'chargeUnanswered' as const, at: T0 + 7, charged, reason: 'taken', providerPayment: { reference: '0xr' }, transactionId: 'tx_c' });
   assert.is(nextExecution(lost, unanswered('1000')), undefined, 'charged what was signed, no more');
   const taken = nextExecution(lost, unanswered('600'))!;

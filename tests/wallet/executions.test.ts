@@ -104,7 +104,7 @@ test('kill -9 after the hold, before the call: the keeper releases it, and the s
   const body = { capabilityId: 'test.echo', input: { text: 'crash' } };
   await stack.crashDuring('execution-held', () => execute(stack, wallet.auth, body, key));
   assert.equal((await call(stack, 'GET', '/v1/me', undefined, wallet.auth)).body.wallet.held, usd(ECHO_PRICE), 'held, no outcome');
-  await call(stack, 'POST', '/__test/clock', { advanceMs: 3 * 60_000 }); // past any call's time: the keeper ends it
+  await call(stack, 'POST', '/__test/clock', { advanceMs: 4 * 60_000 }); // past any call's time: the keeper ends it
   const me = (await call(stack, 'GET', '/v1/me', undefined, wallet.auth)).body;
   assert.equal([me.wallet.balance, me.wallet.held], [usd(1_000_000), usd(0)]);
   const retried = await execute(stack, wallet.auth, body, key);

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Catalog } from '../../wallet/registry/catalog.js';
+import { Registry } from '../../wallet/registry/registry.js';
 import { isPublicAddress, outboundFetch, readAtMost } from '../../wallet/public-network.js';
 
 // What the wallet calls on a registry's or a provider's word: public addresses only (checked as the socket
@@ -13,7 +14,7 @@ import { isPublicAddress, outboundFetch, readAtMost } from '../../wallet/public-
 
 test('public addresses only: private, loopback, shared, link-local, mapped and reserved ones are not', () => {
   for (const address of ['8.8.8.8', '1.1.1.1', '2606:4700:4700::1111']) assert.ok(isPublicAddress(address), address);
-  for (const address of ['127.0.0.1', '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1', '100.64.0.1', '169.254.169.254', '0.0.0.0', '::1', '::', 'fd00::1', 'fe80::1', '::ffff:127.0.0.1', '::ffff:172.16.0.1', '224.0.0.1', 'not an address']) {
+  for (const address of ['127.0.0.1', '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1', '100.64.0.1', '169.254.169.254', '0.0.0.0', '::1', '::', 'fd00::1', 'fe80::1', '::ffff:127.0.0.1', '::ffff:172.16.0.1', '::127.0.0.1', '2002:7f00:1::1', '2001:0:4136:e378::1', '64:ff9b:1::a00:1', 'fec0::1', '224.0.0.1', 'not an address']) {
     assert.not.ok(isPublicAddress(address), address);
   }
 });
@@ -59,8 +60,11 @@ test('a catalog file is checked whole at start, naming the capability and what i
       [{ capabilities: [{ ...good, inputSchema: { type: 'no such type' } }] }, /inputSchema is no JSON schema/],
       [{ capabilities: [{ ...good, providers: [{ ...good.providers[0], price: 'abc' }] }] }, /price in micro-USD/],
       [{ capabilities: [{ ...good, providers: [{ rail: 'x402', method: 'POST', resource: 'not a url' }] }] }, /resource URL/],
+      [{ capabilities: [{ ...good, providers: [{ ...good.providers[0], method: 'get' }] }] }, /a method \(GET/],
+      [{ capabilities: [{ ...good, outputSchema: 'words' }] }, /outputSchema is not an object/],
     ];
     for (const [content, problem] of refusals) assert.throws(() => Catalog.entriesOf(write(typeof content === 'string' ? content : JSON.stringify(content))), problem);
+    assert.throws(() => new Catalog(Registry.shipped(), [{ ...good, id: 'weather.forecast' }] as never), /two capabilities weather.forecast/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

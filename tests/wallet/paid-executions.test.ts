@@ -257,14 +257,14 @@ test('calls with a payment out and no answer stay held until their authorization
   const ledger = (await call(stack, 'GET', '/v1/me', undefined, wallet.auth)).body.ledger.items;
   const cutOff = ledger.find((item: { type: string }) => item.type === 'hold').reference.id as string;
   assert.is((await statusOf(cutOff)).execution.status, 'paying');
-  await call(stack, 'POST', '/__test/clock', { advanceMs: 150_000 }); // past any call's time: the keeper takes it as lost
+  await call(stack, 'POST', '/__test/clock', { advanceMs: 200_000 }); // past any call's time: the keeper takes it as lost
   await call(stack, 'POST', '/__test/clock', { advanceMs: 3_600_000 });
   const lost = [refused.body.execution.id, hung.body.execution.id, cutOff];
   for (const id of lost) assert.is((await statusOf(id)).execution.status, 'ambiguous', 'the chain has not passed their validBefore: still usable, held');
   assert.equal((await walletOf(stack, wallet.auth)).held, usd(3n * providers.price));
   await chain.publicClient.request({ method: 'evm_increaseTime' as never, params: [3_600] as never });
   await chain.publicClient.request({ method: 'evm_mine' as never, params: [] as never });
-  await call(stack, 'POST', '/__test/clock', { advanceMs: 0 });
+  await call(stack, 'POST', '/__test/clock', { advanceMs: 60_000 }); // the keeper looks again at what it could not end
   for (const id of lost) {
     const { execution, receipt } = await statusOf(id);
     assert.equal([execution.status, receipt.charged, receipt.released], ['failed', usd(0), usd(providers.price)]);

@@ -42,5 +42,10 @@ export interface ProviderCaller {
 /** The longest a provider call may take (WALLET_PROVIDER_TIMEOUT_MS may shorten it). */
 export const CALL_TIMEOUT_MS = 30_000;
 
-/** An execution with no outcome this long after it began was cut off by a crash: no call lasts it (CALL_TIMEOUT_MS, and a margin). */
-export const STALE_EXECUTION_MS = CALL_TIMEOUT_MS + 90_000;
+/** The most a chain read may take (viem's timeout of the rails' reader). */
+const CHAIN_READ_MS = 10_000;
+/**
+ * An execution with no outcome this long after it began was cut off by a crash: no call lasts it (an unpaid and a
+ * paid request, and the chain reads around them: block, nonce, settlement, at most six), and a margin.
+ */
+export const STALE_EXECUTION_MS = 2 * CALL_TIMEOUT_MS + 6 * CHAIN_READ_MS + 60_000;

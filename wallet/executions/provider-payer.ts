@@ -33,10 +33,7 @@ export interface SignedPayment {
   authorization: ProviderAuthorization;
 }
 
-/**
- * What the chain says of an authorization: taken (by that transaction), still open (usable until it lapses), or
- * void (lapsed unused, or its nonce spent before it was signed: it can never be taken).
- */
+/** What the chain says of an authorization: taken (by that transaction), still open (usable until it lapses), or void (lapsed untaken). */
 export type Settlement = { state: 'taken'; reference: string } | { state: 'open' } | { state: 'void' };
 
 /** The longest an x402 authorization signed here stays usable: it bounds how long a lost call stays ambiguous. */
@@ -140,8 +137,9 @@ export class ProviderPayer {
 
   /**
    * Whether the provider took the authorization, read at one block: its nonce used, by the transaction whose
-   * `AuthorizationUsed` names it since it was signed; still open; or void (lapsed at that block's time, or its nonce
-   * spent before it was signed).
+   * `AuthorizationUsed` names it since it was signed; still open; or void (unused at a block past its `validBefore`).
+   * A nonce used with no such event is a chain read that does not add up (a lagging node, pruned logs): an error,
+   * asked again later, never taken as void.
    */
   async settlementOf(authorization: ProviderAuthorization): Promise<Settlement> {
     const { token } = this.evmConfig;
@@ -150,7 +148,8 @@ export class ProviderPayer {
     const used = await this.reader.readContract({ address: token.address, abi: eip3009TokenAbi, functionName: 'authorizationState', args: [from, nonce], blockNumber: block.number });
     if (!used) return block.timestamp >= BigInt(authorization.validBefore) ? { state: 'void' } : { state: 'open' };
     const logs = await this.reader.getContractEvents({ address: token.address, abi: eip3009TokenAbi, eventName: 'AuthorizationUsed', args: { authorizer: from, nonce }, fromBlock: BigInt(authorization.fromBlock), toBlock: block.number });
-    return logs[0] ? { state: 'taken', reference: logs[0].transactionHash } : { state: 'void' };
+    if (!logs[0]) throw new Error(`the nonce ${nonce} is used but no AuthorizationUsed names it since block ${authorization.fromBlock}`);
+    return { state: 'taken', reference: logs[0].transactionHash };
   }
 
   /** An amount in token base units as micro-USD; undefined when it is no such amount. */
@@ -159,8 +158,8 @@ export class ProviderPayer {
   }
 
   /**
-   * The authorization as signed, checked against what was asked: the amount priced, to the payee asked, usable no
-   * longer than `maxValidityS`, and a nonce never used on the chain (a provider replaying a challenge gets nothing).
+   * The authorization as signed, checked against what was asked: the amount priced, usable no longer than
+   * `maxValidityS` (and a clock slack), and a nonce never used on the chain (a provider replaying a challenge gets nothing).
    */
   private async checked(signed: Eip3009, asked: bigint, maxValidityS: number, fromBlock: bigint): Promise<ProviderAuthorization> {
     const charged = this.priceOf(String(signed.value));

@@ -48,6 +48,7 @@ const usd = (amount: bigint): Usd => ({ amount: amount.toString(), asset: 'USD' 
 
 const schemaCompiler = new Ajv({ strict: false, validateFormats: false });
 const MICRO_USD = /^(0|[1-9][0-9]{0,29})$/;
+const METHODS: ReadonlySet<unknown> = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
 
 /** What is wrong with a catalog entry from a file, if anything: the shape the catalog and the execution route rely on. */
 function entryProblem(entry: Partial<CatalogEntry>): string | undefined {
@@ -55,6 +56,7 @@ function entryProblem(entry: Partial<CatalogEntry>): string | undefined {
   for (const field of ['name', 'description', 'category'] as const) if (typeof entry[field] !== 'string') return `${field} is not text`;
   if (!Array.isArray(entry.tags) || !entry.tags.every((tag) => typeof tag === 'string')) return 'tags are not a list of text';
   if (typeof entry.inputSchema !== 'object' || entry.inputSchema === null) return 'inputSchema is not an object';
+  if (typeof entry.outputSchema !== 'object' || entry.outputSchema === null) return 'outputSchema is not an object';
   try {
     schemaCompiler.compile(entry.inputSchema);
   } catch (error) {
@@ -62,7 +64,7 @@ function entryProblem(entry: Partial<CatalogEntry>): string | undefined {
   }
   if (!Array.isArray(entry.providers) || entry.providers.length === 0) return 'providers are not a list';
   for (const provider of entry.providers) {
-    if (!['http', 'x402', 'mpp'].includes(provider?.rail) || typeof provider.method !== 'string' || typeof provider.resource !== 'string' || !URL.canParse(provider.resource)) return 'a provider needs a rail (http, x402, mpp), a method and a resource URL';
+    if (!['http', 'x402', 'mpp'].includes(provider?.rail) || !METHODS.has(provider.method) || typeof provider.resource !== 'string' || !URL.canParse(provider.resource)) return 'a provider needs a rail (http, x402, mpp), a method (GET, POST, PUT, PATCH, DELETE) and a resource URL';
     if (provider.rail === 'http' && !MICRO_USD.test(provider.price ?? '')) return 'a plain HTTP provider needs its price in micro-USD';
   }
   return undefined;
@@ -84,6 +86,9 @@ export class Catalog {
   ) {
     const shipped = JSON.parse(readFileSync(join(import.meta.dirname, 'shipped', 'catalog.json'), 'utf8')) as CatalogFile;
     this.file = { ...shipped, capabilities: [...shipped.capabilities, ...extra] };
+    const ids = this.file.capabilities.map((capability) => capability.id);
+    const twice = ids.find((id, index) => ids.indexOf(id) !== index);
+    if (twice !== undefined) throw new Error(`the catalog has two capabilities ${twice}`);
     this.version = this.file.version;
     this.updatedAt = this.file.updatedAt;
   }

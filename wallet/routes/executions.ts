@@ -11,7 +11,8 @@ import { walletError, type WalletError } from '../errors.js';
 import type { ProviderCaller, ProviderOutcome } from '../executions/provider-call.js';
 import { PaymentRefused } from '../executions/provider-payer.js';
 import { lostCall } from '../executions/lost-call.js';
-import { paymentClaimKey, TokenTaken, type TokenIndex } from '../token-index.js';
+import type { PaymentClaims } from '../payment-claims.js';
+import type { TokenIndex } from '../token-index.js';
 import type { IdempotencyStore } from '../idempotency.js';
 import { idempotently } from '../idempotent-route.js';
 import { executionCaptureOf, executionHoldOf, executionReleaseOf } from '../ledger.js';
@@ -28,6 +29,7 @@ export interface ExecutionRouteDeps {
   providers: ProviderCaller;
   idempotency: IdempotencyStore;
   tokens: TokenIndex;
+  claims: PaymentClaims;
 }
 
 const executeBody = {
@@ -99,7 +101,7 @@ function providerFor(capability: Capability, registryId: string | undefined, cal
  * have gone leaves it `ambiguous`, held for reconciliation, never called again.
  */
 export function registerExecutionRoutes(app: FastifyInstance, deps: ExecutionRouteDeps): void {
-  const { desk, catalog, providers, idempotency, tokens } = deps;
+  const { desk, catalog, providers, idempotency, tokens, claims } = deps;
 
   app.post<{ Body: ExecuteBody }>('/v1/executions', { schema: { operationId: 'executeCapability', security: BEARER, body: executeBody, headers: IDEMPOTENCY_HEADER } }, async (request, reply) => {
     const opened = await walletOfBearer(request, tokens, desk);
@@ -152,7 +154,7 @@ export function registerExecutionRoutes(app: FastifyInstance, deps: ExecutionRou
       // A refusal is not kept under the key (after a top-up the same key runs): the work is given up, not answered.
       if ('error' in started) throw new Refused(started.error);
       crashPoint('execution-held'); // the price held, the provider never called
-      const paying = (authorization: ProviderAuthorization) => recordPaying(desk, tokens, walletId, executionId, authorization);
+      const paying = (authorization: ProviderAuthorization) => recordPaying(desk, claims, walletId, executionId, authorization);
       const outcome = await providers.call({ rail: provider.rail, resource: provider.resource, method: provider.method }, body.input, { limit: price, paying });
       return finish(desk, walletId, executionId, outcome);
     });
@@ -196,12 +198,9 @@ function idsFor(walletId: string, key: string | string[] | undefined): [string, 
  * Records that the service's payer signed for the provider; the payment is sent only once this is recorded. Its
  * nonce is claimed first, once in the deployment: a provider that hands out one challenge twice is paid once.
  */
-async function recordPaying(desk: WalletDesk, tokens: TokenIndex, walletId: string, executionId: string, authorization: ProviderAuthorization): Promise<void> {
-  try {
-    await tokens.add({ tokenHash: paymentClaimKey(authorization.from, authorization.nonce), walletId, kind: 'payment' });
-  } catch (error) {
-    if (error instanceof TokenTaken) throw new PaymentRefused('the provider asked for a payment this service has signed before (its nonce is taken)');
-    throw error;
+async function recordPaying(desk: WalletDesk, claims: PaymentClaims, walletId: string, executionId: string, authorization: ProviderAuthorization): Promise<void> {
+  if (!(await claims.claim(authorization.from, authorization.nonce, walletId, executionId))) {
+    throw new PaymentRefused('the provider asked for a payment this service has signed before (its nonce is taken)');
   }
   const recorded = await desk.change(walletId, (_wallet, at): WalletEvent => ({ type: 'executionPaying', at, executionId, authorization }));
   if ('error' in recorded) throw new Error(recorded.error.message);
