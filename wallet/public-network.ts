@@ -1,6 +1,8 @@
 import { lookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
-import { Agent, fetch as undiciFetch } from 'undici';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { Readable } from 'node:stream';
 
 /** Loopback, private, shared, link-local, unique-local, multicast, reserved and IPv4-embedding ranges: never called for a registry entry. */
 const NOT_PUBLIC = new BlockList();
@@ -16,34 +18,60 @@ export function isPublicAddress(address: string): boolean {
 }
 
 type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+type Lookup = (hostname: string, options: LookupOptions, callback: LookupCallback) => void;
 
-/** dns.lookup that fails for a name resolving to anything but public addresses: checked as the socket connects, so a name cannot be made to point elsewhere between a check and the call. */
-function publicLookup(hostname: string, options: LookupOptions, callback: LookupCallback): void {
-  lookup(hostname, { ...options, all: true }, (error, addresses) => {
-    if (error) return callback(error, '');
-    const refused = addresses.find(({ address }) => !isPublicAddress(address));
-    if (refused || addresses.length === 0) return callback(Object.assign(new Error(`${hostname} resolves to ${refused?.address ?? 'nothing'}, not a public address`), { code: 'ENOTPUBLIC' }), '');
-    if (options.all) return callback(null, addresses);
-    callback(null, addresses[0]!.address, addresses[0]!.family);
-  });
-}
+/** dns.lookup failing for a name that resolves to any address `allowed` refuses. */
+const lookupWhere =
+  (allowed: (address: string) => boolean): Lookup =>
+  (hostname, options, callback) => {
+    lookup(hostname, { ...options, all: true }, (error, addresses) => {
+      if (error) return callback(error, '');
+      const refused = addresses.find(({ address }) => !allowed(address));
+      if (refused || addresses.length === 0) return callback(Object.assign(new Error(`${hostname} resolves to ${refused?.address ?? 'nothing'}, not a public address`), { code: 'ENOTPUBLIC' }), '');
+      if (options.all) return callback(null, addresses);
+      callback(null, addresses[0]!.address, addresses[0]!.family);
+    });
+  };
 
-/** Connections only to public addresses (`allowPrivate`: any, for tests on loopback). */
-const publicOnly = new Agent({ connect: { lookup: publicLookup as never } });
+const anyAddress = (address: string) => isIP(address) !== 0;
 
 /**
- * fetch for addresses a registry or a provider names: http(s) only and, unless `allowPrivate`, public addresses only,
- * checked at connect time (an IP literal is checked here, as no lookup runs for it).
+ * fetch for addresses a registry or a provider names: http(s) only and, unless `allowPrivate` (tests on loopback),
+ * public addresses only, checked as the socket connects, so a name cannot be pointed elsewhere between a check and
+ * the call (an IP literal is checked here, as no lookup runs for it). Made on node:http with its `lookup` hook:
+ * fetch has none without a dispatcher of its own, and loading undici for one would replace the process's global one.
  */
 export function outboundFetch(allowPrivate: boolean) {
+  const allowed = allowPrivate ? anyAddress : isPublicAddress;
+  const lookupAllowed = lookupWhere(allowed);
   return (url: string, init: RequestInit): Promise<Response> => {
-    const { protocol, hostname } = new URL(url);
-    if (protocol !== 'http:' && protocol !== 'https:') return Promise.reject(new Error(`${protocol} is not http(s)`));
-    if (allowPrivate) return fetch(url, init);
-    const literal = hostname.replace(/^\[|\]$/g, '');
-    if (isIP(literal) !== 0 && !isPublicAddress(literal)) return Promise.reject(new Error(`${literal} is not a public address`));
-    return undiciFetch(url, { ...(init as object), dispatcher: publicOnly }) as unknown as Promise<Response>;
+    const target = new URL(url);
+    if (target.protocol !== 'http:' && target.protocol !== 'https:') return Promise.reject(new Error(`${target.protocol} is not http(s)`));
+    const literal = target.hostname.replace(/^\[|\]$/g, '');
+    if (isIP(literal) !== 0 && !allowed(literal)) return Promise.reject(new Error(`${literal} is not a public address`));
+    return requestVia(lookupAllowed, target, init);
   };
+}
+
+/** One request on node:http(s) resolving names with `lookupAllowed`, as a fetch Response (redirects are answers, not followed). */
+function requestVia(lookupAllowed: Lookup, target: URL, init: RequestInit): Promise<Response> {
+  const method = init.method ?? 'GET';
+  return new Promise((resolve, reject) => {
+    const request = (target.protocol === 'https:' ? httpsRequest : httpRequest)(
+      target,
+      { method, headers: init.headers as Record<string, string> | undefined, lookup: lookupAllowed as never, signal: init.signal ?? undefined },
+      (answer) => {
+        const headers = new Headers();
+        for (const [name, value] of Object.entries(answer.headers)) for (const one of [value ?? []].flat()) headers.append(name, one);
+        const status = answer.statusCode ?? 502;
+        const bodiless = method === 'HEAD' || status === 204 || status === 304;
+        if (bodiless) answer.resume();
+        resolve(new Response(bodiless ? null : (Readable.toWeb(answer) as ReadableStream<Uint8Array>), { status, headers }));
+      },
+    );
+    request.on('error', reject);
+    request.end(typeof init.body === 'string' ? init.body : undefined);
+  });
 }
 
 /** An answer's body as text, read no further than `maxBytes` (more: an error, the rest never read). */

@@ -36,22 +36,26 @@ export type Behaviour =
   | 'same-challenge';
 
 export type PaidRail = 'x402' | 'x402v1' | 'mpp';
+/** The paid providers and a plain HTTP one (priced by the catalog, nothing paid on the wire). */
+export type ProviderKind = PaidRail | 'http';
 
-/** Local paid providers on the test chain: an x402 (v2 and v1) and an mpp one, each a word counter, and the registry sources that list them. */
+/** Local providers on the test chain: an x402 (v2 and v1), an mpp and a plain HTTP one, each a word counter, and the registry sources that list the paid ones. */
 export interface PaidProviders {
   url: string;
   /** The provider's own address, where its payments go. */
   payTo: Address;
-  /** Token units (6 decimals, so micro-USD) a call costs. */
+  /** Token units (6 decimals, so micro-USD) a paid call costs. */
   price: bigint;
-  resourceOf(rail: PaidRail): string;
-  /** The behaviour of the next call to `rail` (afterwards: answer). */
-  next(rail: PaidRail, behaviour: Behaviour): void;
+  /** micro-USD the catalog charges for the plain HTTP provider. */
+  plainPrice: bigint;
+  resourceOf(kind: ProviderKind): string;
+  /** The behaviour of the next call to `kind` (afterwards: answer). */
+  next(kind: ProviderKind, behaviour: Behaviour): void;
   /** Paid requests each rail received (a payment header on them). */
   paidCalls: Record<PaidRail, number>;
   /** WALLET_REGISTRY_SOURCES listing these providers. */
   registrySources: string;
-  /** Writes a WALLET_CATALOG_FILE with one capability per rail (`test.words-<rail>`), returning its path. */
+  /** Writes a WALLET_CATALOG_FILE with one capability per kind (`test.words-<kind>`), returning its path. */
   writeCatalog(dir: string): string;
   stop(): Promise<void>;
 }
@@ -59,7 +63,8 @@ export interface PaidProviders {
 const PRICE = 2_500n;
 /** Behaviours of the paid request, kept past the unpaid one. */
 const PAID_LEG = new Set<Behaviour>(['refuse-payment', 'take-and-fail', 'take-and-hang', 'hang', 'answer-untaken']);
-const RAILS: PaidRail[] = ['x402', 'x402v1', 'mpp'];
+const KINDS: ProviderKind[] = ['x402', 'x402v1', 'mpp', 'http'];
+const PLAIN_PRICE = 3_000n;
 
 /** The answer of every provider here: the words of the text, counted. */
 const answerFor = (input: { text?: unknown }) => ({ words: String(input.text ?? '').split(/\s+/).filter(Boolean).length });
@@ -72,8 +77,8 @@ export async function startPaidProviders(chain: EvmChain): Promise<PaidProviders
   const settlerClient = localWalletClient(chain.escrowClient.chain, settler.account);
   const facilitator = selfHostedFacilitator(chain, { address: settler.address, client: settlerClient });
 
-  const behaviours = new Map<PaidRail, Behaviour>();
-  const take = (rail: PaidRail): Behaviour => {
+  const behaviours = new Map<ProviderKind, Behaviour>();
+  const take = (rail: ProviderKind): Behaviour => {
     const behaviour = behaviours.get(rail) ?? 'answer';
     behaviours.delete(rail);
     return behaviour;
@@ -93,7 +98,7 @@ export async function startPaidProviders(chain: EvmChain): Promise<PaidProviders
       }),
     );
   let url = '';
-  const resourceOf = (rail: PaidRail) => `${url}/${rail}/words`;
+  const resourceOf = (kind: ProviderKind) => `${url}/${kind}/words`;
 
   const requirementV2 = (amount: bigint): PaymentRequirements => ({
     scheme: 'exact',
@@ -211,11 +216,12 @@ export async function startPaidProviders(chain: EvmChain): Promise<PaidProviders
       const path = new URL(req.url ?? '/', 'http://local').pathname;
       if (req.method === 'GET' && path === '/bazaar') return send(res, 200, bazaar());
       if (req.method === 'GET' && path === '/mpp-directory') return send(res, 200, directory());
-      const rail = RAILS.find((r) => path === `/${r}/words`);
-      if (!rail) return send(res, 404, { error: 'no such endpoint' });
-      if (req.method === 'HEAD') return send(res, 402, {});
+      const kind = KINDS.find((k) => path === `/${k}/words`);
+      if (!kind) return send(res, 404, { error: 'no such endpoint' });
+      if (req.method === 'HEAD') return send(res, kind === 'http' ? 200 : 402, {});
       const body = (await bodyOf(req)) || '{}';
-      return rail === 'mpp' ? await mpp(req, res, body) : await x402(rail, req, res, JSON.parse(body) as { text?: unknown });
+      if (kind === 'http') return take('http') === 'fail-unpaid' ? send(res, 503, { error: 'the provider is down' }) : send(res, 200, answerFor(JSON.parse(body) as { text?: unknown }));
+      return kind === 'mpp' ? await mpp(req, res, body) : await x402(kind, req, res, JSON.parse(body) as { text?: unknown });
     } catch (error) {
       if (!res.headersSent) send(res, 500, { error: String(error) });
     }
@@ -252,21 +258,22 @@ export async function startPaidProviders(chain: EvmChain): Promise<PaidProviders
     url,
     payTo: provider.address,
     price: PRICE,
+    plainPrice: PLAIN_PRICE,
     resourceOf,
     next: (rail, behaviour) => void behaviours.set(rail, behaviour),
     paidCalls,
     registrySources: `x402-bazaar=${url}/bazaar,mpp-directory=${url}/mpp-directory`,
     writeCatalog(dir) {
       const file = join(dir, 'catalog.json');
-      const capabilities = RAILS.map((rail) => ({
-        id: `test.words-${rail}`,
-        name: `Word count (${rail})`,
-        description: `Counts the words of a text, paid on ${rail}`,
+      const capabilities = KINDS.map((kind) => ({
+        id: `test.words-${kind}`,
+        name: `Word count (${kind})`,
+        description: `Counts the words of a text, paid on ${kind}`,
         category: 'text',
-        tags: ['words', 'count', rail],
+        tags: ['words', 'count', kind],
         inputSchema: { type: 'object', required: ['text'], additionalProperties: false, properties: { text: { type: 'string', maxLength: 1000 } } },
         outputSchema: { type: 'object', properties: { words: { type: 'integer' } } },
-        providers: [{ rail: rail === 'x402v1' ? 'x402' : rail, method: 'POST', resource: resourceOf(rail) }],
+        providers: [kind === 'http' ? { rail: 'http', method: 'POST', resource: resourceOf(kind), price: PLAIN_PRICE.toString() } : { rail: kind === 'x402v1' ? 'x402' : kind, method: 'POST', resource: resourceOf(kind) }],
       }));
       writeFileSync(file, JSON.stringify({ capabilities }));
       return file;

@@ -7,7 +7,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Hex } from 'viem';
 import { evmRailEnv, startEvmChain, type EvmChain } from '../support/evm-chain.js';
-import { startPaidProviders, type PaidProviders, type PaidRail } from '../support/paid-providers.js';
+import { startPaidProviders, type PaidProviders, type PaidRail, type ProviderKind } from '../support/paid-providers.js';
 import { Stack } from '../support/stack.js';
 import { documentFits, pairedWallet, usd, walletCall as call } from '../support/wallet-client.js';
 
@@ -48,8 +48,8 @@ test.after(async ({ stack, providers, chain, dir }) => {
 });
 
 const RAILS: PaidRail[] = ['x402', 'x402v1', 'mpp'];
-const capabilityOf = (rail: PaidRail) => `test.words-${rail}`;
-const execute = (stack: Stack, auth: Record<string, string>, rail: PaidRail, extra: Record<string, unknown> = {}) =>
+const capabilityOf = (kind: ProviderKind) => `test.words-${kind}`;
+const execute = (stack: Stack, auth: Record<string, string>, rail: ProviderKind, extra: Record<string, unknown> = {}) =>
   call(stack, 'POST', '/v1/executions', { capabilityId: capabilityOf(rail), input: { text: 'three small words' }, ...extra }, auth);
 const walletOf = async (stack: Stack, auth: Record<string, string>) => (await call(stack, 'GET', '/v1/me', undefined, auth)).body.wallet;
 const payer = (chain: EvmChain) => chain.payers[0]!;
@@ -119,6 +119,25 @@ for (const rail of RAILS) {
     assert.is((await call(stack, 'GET', '/v1/me', undefined, wallet.auth)).body.usage.executions, 0);
   });
 }
+
+test('a plain HTTP provider server: an answer charged the catalog price, a failure released whole, top-up required, input refused, price above the maximum', async ({ stack, chain, providers }) => {
+  const fits = await documentFits(stack);
+  const before = await chain.balanceOf(payer(chain).address);
+  const wallet = await pairedWallet(stack, '1000000');
+  const done = await execute(stack, wallet.auth, 'http');
+  fits('POST', '/v1/executions', done, 200);
+  assert.equal([done.body.result, done.body.execution.rail, done.body.receipt.charged, done.body.receipt.providerPayment], [{ words: 3 }, 'http', usd(providers.plainPrice), {}]);
+  providers.next('http', 'fail-unpaid');
+  const failed = await execute(stack, wallet.auth, 'http');
+  fits('POST', '/v1/executions', failed, 502);
+  assert.equal([failed.body.execution.status, failed.body.receipt.charged, failed.body.receipt.released], ['failed', usd(0), usd(providers.plainPrice)]);
+  fits('POST', '/v1/executions', await execute(stack, (await pairedWallet(stack, '0')).auth, 'http'), 402);
+  fits('POST', '/v1/executions', await call(stack, 'POST', '/v1/executions', { capabilityId: capabilityOf('http'), input: {} }, wallet.auth), 400);
+  fits('POST', '/v1/executions', await execute(stack, wallet.auth, 'http', { maxPrice: usd(providers.plainPrice - 1n) }), 422);
+  const after = await walletOf(stack, wallet.auth);
+  assert.equal([after.balance, after.held], [usd(1_000_000n - providers.plainPrice), usd(0)]);
+  assert.is(await chain.balanceOf(payer(chain).address), before, 'nothing is paid on the wire for a plain provider');
+});
 
 test('a provider that takes its payment and fails is charged what it took (unanswered), with the transaction', async ({ stack, chain, providers }) => {
   for (const rail of ['x402', 'mpp'] as const) {
