@@ -43,7 +43,7 @@ import { ReadModel } from '../projection/read-model.js';
 import { MockRail } from '../rails/mock/mock-rail.js';
 import { openEvmRails } from '../rails/evm/open-evm-rails.js';
 import { startWalletService } from '../wallet/service.js';
-import { ProviderPayer } from '../wallet/executions/provider-payer.js';
+import type { ProviderPayer } from '../wallet/executions/provider-payer.js';
 import { openCreditRail } from '../rails/credit/open-credit-rail.js';
 import type { Rail } from '../rails/rail.js';
 import { openLevel } from '../storage/level.js';
@@ -325,7 +325,7 @@ async function startRoles(config: Config, natsServer: NatsEndpoint): Promise<Pac
   });
   await app.listen({ port: config.port, host: config.host });
   const { port } = app.server.address() as { port: number }; // PACT_PORT=0 picks a free port
-  const wallet = await startWalletService({ port: config.walletPort, host: config.host, publicUrl: config.walletPublicUrl, claimsPerMinute: config.walletClaimsPerMinute, createsPerMinute: config.walletCreatesPerMinute, testHooks: config.testHooks, internalTokens: { configured: config.walletInternalToken, node: config.creditWalletUrl ? undefined : creditToken }, reservationTtlMs: config.walletReservationTtlMs, registrySources: config.walletRegistrySources, registryRefreshMs: config.walletRegistryRefreshMs, registryAllowPrivate: config.walletRegistryAllowPrivate, providerPayer: providerPayerOf(config), providerTimeoutMs: config.walletProviderTimeoutMs, catalogFile: config.walletCatalogFile }, { nats: nats.host, level, nodeId }, clock, checkoutRails(config.walletCheckoutRails, rails, config.evm), [...rails.values()].filter((rail) => rail.name !== 'credit'));
+  const wallet = await startWalletService({ port: config.walletPort, host: config.host, publicUrl: config.walletPublicUrl, claimsPerMinute: config.walletClaimsPerMinute, createsPerMinute: config.walletCreatesPerMinute, testHooks: config.testHooks, internalTokens: { configured: config.walletInternalToken, node: config.creditWalletUrl ? undefined : creditToken }, reservationTtlMs: config.walletReservationTtlMs, registrySources: config.walletRegistrySources, registryRefreshMs: config.walletRegistryRefreshMs, registryAllowPrivate: config.walletRegistryAllowPrivate, providerPayer: await providerPayerOf(config), providerTimeoutMs: config.walletProviderTimeoutMs, catalogFile: config.walletCatalogFile }, { nats: nats.host, level, nodeId }, clock, checkoutRails(config.walletCheckoutRails, rails, config.evm), [...rails.values()].filter((rail) => rail.name !== 'credit'));
   walletHere = selfUrl(config.host, { port: Number(new URL(wallet.url).port) } as AddressInfo);
   await credit.start();
   void keeper.tick();
@@ -366,9 +366,13 @@ async function startRoles(config: Config, natsServer: NatsEndpoint): Promise<Pac
   };
 }
 
-/** The wallet service's payer for x402 and mpp providers: its key on the rails' chain, when both are configured. */
-function providerPayerOf(config: Config): ProviderPayer | undefined {
+/**
+ * The wallet service's payer for x402 and mpp providers: its key on the rails' chain, when both are configured
+ * (loaded only then: the payment clients are a second of start-up).
+ */
+async function providerPayerOf(config: Config): Promise<ProviderPayer | undefined> {
   if (!config.walletProviderKeyFile) return undefined;
   if (!config.evm) throw new Error('WALLET_PROVIDER_KEY_FILE needs the chain of the rails: set PACT_X402_RPC_URL (and PACT_X402_CHAIN_ID, PACT_X402_TOKEN)');
+  const { ProviderPayer } = await import('../wallet/executions/provider-payer.js');
   return ProviderPayer.open(config.evm, config.walletProviderKeyFile);
 }

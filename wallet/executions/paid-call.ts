@@ -2,7 +2,8 @@ import type { ProviderAuthorization } from '../../machines/wallet/types.js';
 import { crashPoint } from '../../runtime/crash-points.js';
 import { answerOf, discard, send, type ProviderHttp } from './http-call.js';
 import type { CallLimits, ProviderOutcome, ProviderPayment, ProviderTarget } from './provider-call.js';
-import { PaymentRefused, type ProviderPayer, type Settlement, type SignedPayment } from './provider-payer.js';
+import { PaymentRefused } from './payment-refused.js';
+import type { ProviderPayer, Settlement, SignedPayment } from './provider-payer.js';
 
 /** How a rail answers a provider's 402: a payment of at most `limit` micro-USD, signed, or PaymentRefused. */
 export type SignFor402 = (response: Response, payer: ProviderPayer, limit: bigint) => Promise<SignedPayment>;

@@ -11,9 +11,8 @@ import { privateKeyFrom, type EvmConfig } from '../../rails/evm/config.js';
 import { chainIdOfNetwork } from '../../rails/evm/networks.js';
 import { eip3009TokenAbi } from '../../rails/evm/token-abi.js';
 import { microUsdOf, unitsOf } from '../usd-units.js';
+import { PaymentRefused } from './payment-refused.js';
 
-/** A provider's payment request this payer will not sign; nothing was signed. */
-export class PaymentRefused extends Error {}
 
 /** An x402 `accepts` entry (v2 `amount`, v1 `maxAmountRequired`). */
 export interface X402Entry {

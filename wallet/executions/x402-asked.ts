@@ -1,7 +1,8 @@
 import { decodePaymentRequiredHeader } from '@x402/core/http';
 import { bodyOf } from './http-call.js';
 import type { SignFor402 } from './paid-call.js';
-import { PaymentRefused, type X402Entry } from './provider-payer.js';
+import { PaymentRefused } from './payment-refused.js';
+import type { X402Entry } from './provider-payer.js';
 
 const MAX_402_BODY_BYTES = 64_000;
 

@@ -9,7 +9,7 @@ import { crashPoint } from '../../runtime/crash-points.js';
 import { walletOfBearer } from '../auth.js';
 import { walletError, type WalletError } from '../errors.js';
 import type { ProviderCaller, ProviderOutcome } from '../executions/provider-call.js';
-import { PaymentRefused } from '../executions/provider-payer.js';
+import { PaymentRefused } from '../executions/payment-refused.js';
 import { lostCall } from '../executions/lost-call.js';
 import type { PaymentClaims } from '../payment-claims.js';
 import type { TokenIndex } from '../token-index.js';
