@@ -106,10 +106,7 @@ export class WalletReadModel {
       if (event.type === 'credited') await owed.remove(`${event.reservationId}!${walletId}`);
       // A call no outcome follows within any call's time was cut off; an ambiguous one is reconciled once its authorization lapses.
       if (event.type === 'executionStarted') executions.put(`${walletId}!${event.execution.id}`, event.at + STALE_EXECUTION_MS, { walletId, executionId: event.execution.id });
-      if (event.type === 'executionAmbiguous') {
-        await executions.remove(`${walletId}!${event.executionId}`);
-        executions.put(`${walletId}!${event.executionId}`, event.reconcileAt, { walletId, executionId: event.executionId });
-      }
+      if (event.type === 'executionAmbiguous') await executions.move(`${walletId}!${event.executionId}`, event.reconcileAt, { walletId, executionId: event.executionId });
       if (event.type === 'executionSucceeded' || event.type === 'executionUnanswered' || event.type === 'executionFailed' || event.type === 'executionLapsed') await executions.remove(`${walletId}!${event.executionId}`);
     }
     operations.push({ type: 'put', key: 'journalSeq', value: reachedSeq, sublevel: this.meta });
@@ -144,9 +141,7 @@ export class WalletReadModel {
   /** Looks at an unfinished execution again at `at` (the keeper could not end it yet). */
   async rescheduleExecution(due: UnfinishedExecution, at: number): Promise<void> {
     const operations: Operation[] = [];
-    const batch = this.executions.batch(operations);
-    await batch.remove(`${due.walletId}!${due.executionId}`);
-    batch.put(`${due.walletId}!${due.executionId}`, at, due);
+    await this.executions.batch(operations).move(`${due.walletId}!${due.executionId}`, at, due);
     await this.level.batch(operations);
   }
 

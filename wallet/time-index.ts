@@ -21,18 +21,25 @@ export class TimeIndex<V> {
     this.keys = level.sublevel<string, string>(`${name}-keys`, { valueEncoding: 'utf8' });
   }
 
-  /** A batch's changes: `put` and `remove` push operations for it, and see what it put before. */
+  /** A batch's changes: `put`, `remove` and `move` push operations for it, and see what it put before. */
   batch(operations: Operation[]) {
     const added = new Map<string, string>();
+    const put = (id: string, at: number, value: V) => {
+      const key = `${pad(at)}!${id}`;
+      added.set(id, key);
+      operations.push({ type: 'put', key, value, sublevel: this.byTime }, { type: 'put', key: id, value: key, sublevel: this.keys });
+    };
+    const remove = async (id: string) => {
+      const key = added.get(id) ?? (await this.keys.get(id));
+      if (key) operations.push({ type: 'del', key, sublevel: this.byTime }, { type: 'del', key: id, sublevel: this.keys });
+    };
     return {
-      put: (id: string, at: number, value: V) => {
-        const key = `${pad(at)}!${id}`;
-        added.set(id, key);
-        operations.push({ type: 'put', key, value, sublevel: this.byTime }, { type: 'put', key: id, value: key, sublevel: this.keys });
-      },
-      remove: async (id: string) => {
-        const key = added.get(id) ?? (await this.keys.get(id));
-        if (key) operations.push({ type: 'del', key, sublevel: this.byTime }, { type: 'del', key: id, sublevel: this.keys });
+      put,
+      remove,
+      /** Puts the entry of `id` at another time (its earlier one out). */
+      move: async (id: string, at: number, value: V) => {
+        await remove(id);
+        put(id, at, value);
       },
     };
   }

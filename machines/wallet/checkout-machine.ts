@@ -1,4 +1,5 @@
-import { assign, setup, transition } from 'xstate';
+import { assign, setup } from 'xstate';
+import { statusStep } from './status-step.js';
 import type { Checkout } from './types.js';
 
 /** A checkout's payment: when the rail took it (`paidAt`), when it was recorded (`at`), and the rail's reference. */
@@ -27,7 +28,4 @@ export const checkoutMachine = setup({
 });
 
 /** The checkout after `event`, or undefined when the machine refuses it. */
-export function nextCheckout(checkout: Checkout, event: CheckoutEvent): Checkout | undefined {
-  const [next] = transition(checkoutMachine, checkoutMachine.resolveState({ value: checkout.status, context: checkout }), event);
-  return next.value === checkout.status ? undefined : { ...next.context, status: next.value as Checkout['status'] };
-}
+export const nextCheckout = (checkout: Checkout, event: CheckoutEvent): Checkout | undefined => statusStep(checkoutMachine, checkout, event);

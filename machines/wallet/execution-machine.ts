@@ -1,4 +1,5 @@
-import { assign, setup, transition } from 'xstate';
+import { assign, setup } from 'xstate';
+import { statusStep } from './status-step.js';
 import type { Execution, ProviderAuthorization } from './types.js';
 
 /** What moves a provider call on; each end names the wallet transaction that records it, if money moved. */
@@ -83,7 +84,4 @@ export const executionMachine = setup({
 });
 
 /** The execution after `event`, or undefined when the machine refuses it. */
-export function nextExecution(execution: Execution, event: ExecutionEvent): Execution | undefined {
-  const [next] = transition(executionMachine, executionMachine.resolveState({ value: execution.status, context: execution }), event);
-  return next.value === execution.status ? undefined : { ...next.context, status: next.value as Execution['status'] };
-}
+export const nextExecution = (execution: Execution, event: ExecutionEvent): Execution | undefined => statusStep(executionMachine, execution, event);

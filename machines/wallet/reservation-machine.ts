@@ -1,4 +1,5 @@
-import { assign, setup, transition } from 'xstate';
+import { assign, setup } from 'xstate';
+import { statusStep } from './status-step.js';
 import type { Reservation, Settlement } from './types.js';
 
 /** What can end a hold; each names the wallet transaction that records it. */
@@ -48,7 +49,4 @@ export const reservationMachine = setup({
 });
 
 /** The reservation after `event`, or undefined when the machine refuses it. */
-export function nextReservation(reservation: Reservation, event: ReservationEvent): Reservation | undefined {
-  const [next] = transition(reservationMachine, reservationMachine.resolveState({ value: reservation.status, context: reservation }), event);
-  return next.value === reservation.status ? undefined : { ...next.context, status: next.value as Reservation['status'] };
-}
+export const nextReservation = (reservation: Reservation, event: ReservationEvent): Reservation | undefined => statusStep(reservationMachine, reservation, event);
