@@ -1,4 +1,5 @@
 import { Ajv, type ValidateFunction } from 'ajv';
+import { compiledLazily } from '../protocol/compiled-lazily.js';
 import { oversizedPart } from '../machines/pact/limits.js';
 import { sharesProblem } from '../machines/pact/rules.js';
 import { specProblem, type PactSpec } from '../machines/pact/spec.js';
@@ -41,11 +42,11 @@ const ajv = new Ajv({ coerceTypes: false, removeAdditional: false, useDefaults: 
 const PACT_ACTIONS: PactAction[] = [
   'pacts.create', 'pacts.fund', 'pacts.withdraw', 'pacts.propose', 'pacts.cosign', 'pacts.object', 'pacts.cancel',
 ];
-const callValidators = new Map(PACT_ACTIONS.map((action) => [action, ajv.compile(signedCallSchema(action))]));
-const verdictValidator = ajv.compile(verdictSchema);
-const offerValidator = ajv.compile(offerSchema);
-const acceptValidator = ajv.compile(signedCallSchema('offers.accept'));
-const paidValidator = ajv.compile(paidPayoutsSchema);
+const callValidators = new Map(PACT_ACTIONS.map((action) => [action, compiledLazily(ajv, signedCallSchema(action))]));
+const verdictValidator = compiledLazily(ajv, verdictSchema);
+const offerValidator = compiledLazily(ajv, offerSchema);
+const acceptValidator = compiledLazily(ajv, signedCallSchema('offers.accept'));
+const paidValidator = compiledLazily(ajv, paidPayoutsSchema);
 
 /** The pact id a create call names: a replay of the same envelope names the same pact. */
 export const createdPactId = (envelope: SignedCall) => pactIdOfDigest(canonicalDigest(signedPart(envelope)));
@@ -69,7 +70,7 @@ export function admit(pactId: string, command: HostCommand, kind: CommandKind, w
     case 'poke':
       return { command: { type: 'poke' } };
     case 'recordPayouts':
-      return shapeProblem(paidValidator, command.paid, 'paid') ?? { command: { type: 'recordPayouts', paid: command.paid } };
+      return shapeProblem(paidValidator(), command.paid, 'paid') ?? { command: { type: 'recordPayouts', paid: command.paid } };
   }
   return { error: pactError('invalid_request', 'unknown command') };
 }
@@ -102,7 +103,7 @@ function unsignableProblem(value: unknown): PactError | undefined {
 
 function admitSignedCall(pactId: string, envelope: SignedCall, payment: string | undefined, wallNow: number | undefined): Admitting {
   const action = envelope?.action as PactAction;
-  const validate = callValidators.get(action);
+  const validate = callValidators.get(action)?.();
   if (!validate) return { error: pactError('invalid_signature', `the call is signed for ${String(action)}, not for a pact route`) };
   const malformed = shapeProblem(validate, envelope, 'body');
   if (malformed) return malformed;
@@ -147,7 +148,7 @@ const BUILDERS: Record<PactAction, Builder> = {
 };
 
 function admitVerdict(pactId: string, verdict: VerdictBody): Admitting {
-  const malformed = shapeProblem(verdictValidator, verdict, 'body');
+  const malformed = shapeProblem(verdictValidator(), verdict, 'body');
   if (malformed) return malformed;
   const unsignable = unsignableProblem(verdict);
   if (unsignable) return { error: unsignable };
@@ -168,7 +169,7 @@ function admitVerdict(pactId: string, verdict: VerdictBody): Admitting {
  * actor judged it when it recorded the acceptance, and a pact made late (after a crash) is still that one.
  */
 function admitAcceptance(pactId: string, offer: SignedOffer, envelope: AcceptCall): Admitting {
-  const malformed = shapeProblem(offerValidator, offer, 'offer') ?? shapeProblem(acceptValidator, envelope, 'body');
+  const malformed = shapeProblem(offerValidator(), offer, 'offer') ?? shapeProblem(acceptValidator(), envelope, 'body');
   if (malformed) return malformed;
   const unsignable = unsignableProblem(offer) ?? unsignableProblem(envelope);
   if (unsignable) return { error: unsignable };

@@ -1,5 +1,6 @@
 import { RailAddressBook } from '../rails/address-book.js';
 import { startInspection } from './inspection.js';
+import { closeApp } from './close-app.js';
 import { journalFeed } from '../projection/pact-journal-feed.js';
 import { VERSION } from '../protocol/version.js';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -41,7 +42,7 @@ import { Projector } from '../projection/projector.js';
 import { inlineVerifier, VerifyPool } from '../protocol/verify-pool.js';
 import { ReadModel } from '../projection/read-model.js';
 import { MockRail } from '../rails/mock/mock-rail.js';
-import { openEvmRails } from '../rails/evm/open-evm-rails.js';
+import type { EvmRails } from '../rails/evm/open-evm-rails.js';
 import { startWalletService } from '../wallet/service.js';
 import type { ProviderPayer } from '../wallet/executions/provider-payer.js';
 import { openCreditRail } from '../rails/credit/open-credit-rail.js';
@@ -207,7 +208,7 @@ async function startRoles(config: Config, natsServer: NatsEndpoint): Promise<Pac
   const mockLevel = await openLevel(join(config.dataDir, 'mock-rail'));
   const mockRail = await MockRail.open(mockLevel, config.mockDefaultBalance);
   const addressBook = new RailAddressBook(nats.host.js, nats.host.jsm);
-  const evmRails = config.evm ? await openEvmRails({ evm: config.evm, mpp: config.mpp, nats: nats.host, addressBook, now: () => clock.now() }) : undefined;
+  const evmRails = await evmRailsOf(config, nats.host, addressBook, clock);
   // The credit rail reserves on this process's wallet service (its URL is known once it listens), or on PACT_CREDIT_WALLET_URL's.
   const creditToken = randomBytes(32).toString('hex');
   let walletHere = '';
@@ -338,7 +339,7 @@ async function startRoles(config: Config, natsServer: NatsEndpoint): Promise<Pac
     async close() {
       await evaluator.stop();
       await wallet.close();
-      await app.close();
+      await closeApp(app);
       keeper.stop();
       clearInterval(linkSweeper);
       reconciler.stop();
@@ -364,6 +365,13 @@ async function startRoles(config: Config, natsServer: NatsEndpoint): Promise<Pac
       await natsServer.stop?.();
     },
   };
+}
+
+/** The EVM rails when a chain is configured (loaded only then: viem, x402 and mppx are more than a second of start-up). */
+async function evmRailsOf(config: Config, nats: RoleConnections['host'], addressBook: RailAddressBook, clock: Clock): Promise<EvmRails | undefined> {
+  if (!config.evm) return undefined;
+  const { openEvmRails } = await import('../rails/evm/open-evm-rails.js');
+  return openEvmRails({ evm: config.evm, mpp: config.mpp, nats, addressBook, now: () => clock.now() });
 }
 
 /**

@@ -1,4 +1,5 @@
 import { Ajv } from 'ajv';
+import { compiledLazily } from '../protocol/compiled-lazily.js';
 import { pactError, type PactError } from '../protocol/errors.js';
 import type { Verifier } from '../protocol/verify-pool.js';
 import { wellFormedProblem } from '../protocol/well-formed.js';
@@ -6,7 +7,7 @@ import { eventProblem, type StreamEvent } from './event.js';
 import { privateEventSchema, publicEventSchema } from './schemas.js';
 
 const ajv = new Ajv({ coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false });
-const validators = { public: ajv.compile(publicEventSchema), private: ajv.compile(privateEventSchema) };
+const validators = { public: compiledLazily(ajv, publicEventSchema), private: compiledLazily(ajv, privateEventSchema) };
 
 /**
  * Why `value` is not an event the stream takes at `now`: its schema (422 `invalid_event`, with the failing
@@ -15,7 +16,7 @@ const validators = { public: ajv.compile(publicEventSchema), private: ajv.compil
  */
 export async function streamEventProblem(value: unknown, now: number, serverParty: string, verifier: Verifier): Promise<PactError | undefined> {
   const privacy = (value as { privacy?: unknown } | null)?.privacy;
-  const validate = privacy === 'public' || privacy === 'private' ? validators[privacy] : undefined;
+  const validate = privacy === 'public' || privacy === 'private' ? validators[privacy]() : undefined;
   if (!validate) return pactError('invalid_event', 'privacy is "public" or "private"', { field: 'privacy' });
   if (!validate(value)) {
     const first = validate.errors?.[0];

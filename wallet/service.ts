@@ -3,6 +3,7 @@ import type { Rail } from '../rails/rail.js';
 import type { ManualOffsetClock } from '../runtime/clock.js';
 import type { Nats } from '../actors/nats.js';
 import type { JsonLevel } from '../storage/level.js';
+import { closeApp } from '../runtime/close-app.js';
 import { buildWalletApp } from './app.js';
 import { WalletKeeper } from './wallet-keeper.js';
 import { WalletProjector } from './wallet-projector.js';
@@ -100,7 +101,7 @@ export async function startWalletService(
     async close() {
       keeper.stop();
       refresher.stop();
-      await app.close();
+      await closeApp(app);
       await projector.stop();
     },
   };

@@ -1,5 +1,5 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { connect, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -144,6 +144,29 @@ test('a data directory built from one journal refuses to start against another',
   } finally {
     await other.stop();
     forget(other.pid);
+    await stack.stop();
+  }
+});
+
+test('SIGTERM ends the service while clients hold connections open with no request on them', async () => {
+  const stack = await Stack.start();
+  const sockets: Socket[] = [];
+  try {
+    for (const url of [stack.url, stack.walletUrl]) {
+      for (let i = 0; i < 3; i++) {
+        const socket = connect(Number(new URL(url).port), '127.0.0.1');
+        socket.on('error', () => undefined);
+        await new Promise((resolve) => socket.once('connect', resolve));
+        sockets.push(socket);
+      }
+    }
+    const pid = stack.serverPid!;
+    process.kill(pid, 'SIGTERM');
+    // Node's own headers timeout would end such a connection after a minute; the close cuts it after its grace.
+    assert.ok(await gone(pid, 20_000), `the service still runs 20 s after SIGTERM:\n${stack.serverLog()}`);
+    assert.match(stack.serverLog(), 'SIGTERM: closing');
+  } finally {
+    for (const socket of sockets) socket.destroy();
     await stack.stop();
   }
 });
