@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { getAddress, isAddress, isHex, type Address, type Hex } from 'viem';
+// ox (viem's own core) rather than viem: importing viem's index is more than half a second of every start.
+import * as EvmAddress from 'ox/Address';
+import type { Address, Hex } from 'viem';
 
 /** The EIP-3009 token escrow holds: its address, the EIP-712 domain payers sign over, and our name for it. */
 export interface EscrowToken {
@@ -39,12 +41,12 @@ export function evmConfig(env: NodeJS.ProcessEnv): EvmConfig | undefined {
     return value;
   };
   const tokenAddress = need('PACT_X402_TOKEN');
-  if (!isAddress(tokenAddress)) throw new Error(`PACT_X402_TOKEN is not an address: ${tokenAddress}`);
+  if (!EvmAddress.validate(tokenAddress)) throw new Error(`PACT_X402_TOKEN is not an address: ${tokenAddress}`);
   return {
     rpcUrl,
     chainId: positive('PACT_X402_CHAIN_ID', need('PACT_X402_CHAIN_ID')),
     token: {
-      address: getAddress(tokenAddress),
+      address: EvmAddress.checksum(tokenAddress),
       asset: env.PACT_X402_ASSET || 'USDC',
       name: env.PACT_X402_TOKEN_NAME || 'USDC',
       version: env.PACT_X402_TOKEN_VERSION || '2',
@@ -67,6 +69,6 @@ function positive(name: string, text: string): number {
 export function privateKeyFrom(file: string): Hex {
   const text = readFileSync(file, 'utf8').trim();
   const key = (text.startsWith('0x') ? text : `0x${text}`) as Hex;
-  if (!isHex(key) || key.length !== 66) throw new Error(`${file} does not hold a 32-byte hex private key`);
+  if (!/^0x[0-9a-fA-F]{64}$/.test(key)) throw new Error(`${file} does not hold a 32-byte hex private key`);
   return key;
 }

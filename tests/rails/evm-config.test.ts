@@ -1,0 +1,56 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { evmConfig } from '../../rails/evm/config.js';
+
+// PACT_X402_* as the start reads them: the token address checked against its checksum and given back
+// checksummed, the escrow key file holding exactly one 32-byte hex key.
+
+const TOKEN = '0x036CbD53842c5426634e7929541eC2318f3dCF7e'; // USDC on Base Sepolia, checksummed
+const KEY = `0x${'ab'.repeat(32)}`;
+
+function withKeyFile(text: string, run: (file: string) => void): void {
+  const dir = mkdtempSync(join(tmpdir(), 'pact-evm-config-'));
+  try {
+    const file = join(dir, 'escrow.key');
+    writeFileSync(file, text);
+    run(file);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const env = (file: string, token = TOKEN) => ({ PACT_X402_RPC_URL: 'http://127.0.0.1:8545', PACT_X402_CHAIN_ID: '84532', PACT_X402_TOKEN: token, PACT_ESCROW_KEY_FILE: file });
+
+test('no RPC URL: no EVM rails', () => {
+  assert.is(evmConfig({}), undefined);
+});
+
+test('a token address in lower case is taken and given back checksummed; a wrong checksum is refused', () => {
+  withKeyFile(`${KEY}\n`, (file) => {
+    assert.is(evmConfig(env(file, TOKEN.toLowerCase()))!.token.address, TOKEN);
+    assert.is(evmConfig(env(file))!.token.address, TOKEN);
+    const miscased = TOKEN.replace('Cb', 'cB');
+    assert.throws(() => evmConfig(env(file, miscased)), /PACT_X402_TOKEN is not an address/);
+    assert.throws(() => evmConfig(env(file, '0x1234')), /PACT_X402_TOKEN is not an address/);
+  });
+});
+
+test('the escrow key file: one 32-byte hex key, with or without 0x; anything else is refused without echoing it', () => {
+  withKeyFile('ab'.repeat(32), (file) => assert.is(evmConfig(env(file))!.escrowKey, KEY));
+  for (const bad of ['ab'.repeat(31), `0x${'zz'.repeat(32)}`, `${KEY}00`, '']) {
+    withKeyFile(bad, (file) => {
+      try {
+        evmConfig(env(file));
+        assert.unreachable(`${JSON.stringify(bad)} was taken`);
+      } catch (error) {
+        assert.match(String(error), 'does not hold a 32-byte hex private key');
+        if (bad) assert.not.match(String(error), bad);
+      }
+    });
+  }
+});
+
+test.run();
