@@ -52,6 +52,7 @@ import { ManualOffsetClock } from './clock.js';
 import type { Config } from './config.js';
 import { loadKey, loadOrCreateKey } from './keys.js';
 import type { KeyPair } from '../protocol/sign.js';
+import { nodeSigner } from '../protocol/node-signer.js';
 import { judgeOf } from '../evaluator/judge-of.js';
 import { EvaluatorRole } from '../evaluator/role.js';
 import { ServiceClient } from '../evaluator/service-client.js';
@@ -294,7 +295,7 @@ async function startRoles(config: Config, natsServer: NatsEndpoint): Promise<Pac
     nats.reader,
     eventStore,
     (event, receivedAt) => storeEvent(nats.gateway.js, event, receivedAt), // checked by every node, this one too
-    serverKey,
+    nodeSigner(serverKey),
     clock,
     nodeId,
   );

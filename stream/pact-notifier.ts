@@ -1,8 +1,7 @@
 import type { Nats } from '../actors/nats.js';
 import { decodeEntry, journalMessage, type JournalEntry } from '../actors/journal.js';
 import { JOURNAL_STREAM, journalSubject } from '../actors/subjects.js';
-import type { KeyPair } from '../protocol/sign.js';
-import { signPayload } from '../protocol/sign.js';
+import type { Signer } from '../protocol/node-signer.js';
 import { JournalFollower, MAX_BACKLOG, type JournalMessage } from '../projection/journal-follower.js';
 import type { Clock } from '../runtime/clock.js';
 import { eventIdOf, MAX_EVENT_LIFETIME_MS, type PublicEvent } from './event.js';
@@ -13,6 +12,8 @@ const RETRY_MS = 1_000;
 const KNOWN_PACTS = 10_000;
 /** The position is written at least this often (and whenever nothing is waiting); re-reading what follows it is harmless. */
 const POSITION_EVERY = 100;
+/** Notifications made, checked and published together. */
+const BATCH = 64;
 
 /**
  * The event the server publishes when a pact's state changes (creation included): `pact.<STATE>`, to the
@@ -20,7 +21,7 @@ const POSITION_EVERY = 100;
  * journal entry (`createdAt` is the entry's time), so the same entry always makes the same event, with the
  * same id: that is what makes it published once, however often it is made.
  */
-export function notificationOf(entry: JournalEntry & { state: NonNullable<JournalEntry['state']> }, parties: string[], server: KeyPair): PublicEvent {
+export function notificationOf(entry: JournalEntry & { state: NonNullable<JournalEntry['state']> }, parties: string[], server: Signer): PublicEvent {
   const unsigned = {
     v: 0 as const,
     privacy: 'public' as const,
@@ -33,7 +34,7 @@ export function notificationOf(entry: JournalEntry & { state: NonNullable<Journa
     body: { pactId: entry.pactId, state: entry.state, stateNonce: entry.nonce },
   };
   const id = eventIdOf(unsigned);
-  return { ...unsigned, id, signature: signPayload(id, server) };
+  return { ...unsigned, id, signature: server.sign(id) };
 }
 
 /**
@@ -55,7 +56,7 @@ export class PactNotifier {
     private readonly nats: Nats,
     private readonly store: EventStore,
     private readonly publish: (event: PublicEvent, receivedAt: number) => Promise<unknown>,
-    private readonly server: KeyPair,
+    private readonly server: Signer,
     private readonly clock: Clock,
     nodeId: string,
   ) {
@@ -81,12 +82,13 @@ export class PactNotifier {
   private async work(): Promise<void> {
     let unwritten = 0;
     while (this.arrivals.length > 0 && !this.stopped) {
-      const message = this.arrivals[0]!;
+      const batch = this.arrivals.slice(0, BATCH);
       try {
-        await this.notify(message);
-        this.arrivals.shift();
-        if (++unwritten >= POSITION_EVERY || this.arrivals.length === 0) {
-          await this.store.notified(message.seq);
+        await this.notifyAll(batch);
+        this.arrivals.splice(0, batch.length);
+        unwritten += batch.length;
+        if (unwritten >= POSITION_EVERY || this.arrivals.length === 0) {
+          await this.store.notified(batch.at(-1)!.seq);
           unwritten = 0;
         }
       } catch (error) {
@@ -101,16 +103,29 @@ export class PactNotifier {
     if (this.parties.size > KNOWN_PACTS) this.parties.delete(this.parties.keys().next().value as string);
   }
 
-  private async notify(message: JournalMessage): Promise<void> {
+  /**
+   * The notifications of `messages`, those not stored yet published at once (one read for what is stored, the
+   * publishes pipelined on the connection, which keeps their order); a batch that fails is made again whole.
+   */
+  private async notifyAll(messages: JournalMessage[]): Promise<void> {
+    const events: PublicEvent[] = [];
+    for (const message of messages) {
+      const event = await this.notificationFor(message);
+      if (event && Date.parse(event.expiresAt) > this.clock.now()) events.push(event);
+    }
+    const stored = await this.store.seqsOf(events.map((event) => event.id));
+    const now = this.clock.now();
+    await Promise.all(events.filter((_, i) => stored[i] === undefined).map((event) => this.publish(event, now)));
+  }
+
+  private async notificationFor(message: JournalMessage): Promise<PublicEvent | undefined> {
     const entry = decodeEntry(message.data, message.subject);
-    if (!entry?.state) return;
+    if (!entry?.state) return undefined;
     if (entry.event.type === 'created') this.remember(entry.pactId, entry.event.pact.parties.map((p) => p.party));
     const parties = this.parties.get(entry.pactId) ?? (await this.partiesOf(entry.pactId));
     if (!parties) throw new Error(`the journal holds no creation of ${entry.pactId}`); // tried again in a second
     if (entry.state === 'SETTLED' || entry.state === 'CANCELLED') this.parties.delete(entry.pactId);
-    const event = notificationOf({ ...entry, state: entry.state }, parties, this.server);
-    if (Date.parse(event.expiresAt) <= this.clock.now() || (await this.store.seqOf(event.id)) !== undefined) return;
-    await this.publish(event, this.clock.now());
+    return notificationOf({ ...entry, state: entry.state }, parties, this.server);
   }
 
   /** The parties of the pact's creation entry, the first of its subject (what every node reads alike). */
