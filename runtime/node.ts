@@ -1,6 +1,6 @@
 import { RailAddressBook } from '../rails/address-book.js';
 import { startInspection } from './inspection.js';
-import { closeApp } from './close-app.js';
+import { closerOf } from './close-app.js';
 import { journalFeed } from '../projection/pact-journal-feed.js';
 import { VERSION } from '../protocol/version.js';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -325,6 +325,7 @@ async function startRoles(config: Config, natsServer: NatsEndpoint): Promise<Pac
     bus, readModel, projector, offers, stream, access, clock, http: config.http, publicUrl: config.publicUrl, journalFeed: (id, after, signal) => journalFeed(nats.reader, id, after, signal), addressBook, creditWallets: credit.wallets, rateLimits: config.rateLimits, natsConnections: connectionsOf(nats), blobs, internalToken, version: VERSION, rails, policy, serverParty, payoutWorker, host,
     testHooks: config.testHooks ? { clock, keeper, reconciler, acceptances: offers.acceptances, projector, mockRail, evaluator, evaluatorConfig: config.evaluator, dataDir: config.dataDir } : undefined,
   });
+  const closeApp = closerOf(app);
   await app.listen({ port: config.port, host: config.host });
   const { port } = app.server.address() as { port: number }; // PACT_PORT=0 picks a free port
   const wallet = await startWalletService({ port: config.walletPort, host: config.host, publicUrl: config.walletPublicUrl, claimsPerMinute: config.walletClaimsPerMinute, createsPerMinute: config.walletCreatesPerMinute, testHooks: config.testHooks, internalTokens: { configured: config.walletInternalToken, node: config.creditWalletUrl ? undefined : creditToken }, reservationTtlMs: config.walletReservationTtlMs, registrySources: config.walletRegistrySources, registryRefreshMs: config.walletRegistryRefreshMs, registryAllowPrivate: config.walletRegistryAllowPrivate, providerPayer: await providerPayerOf(config), providerTimeoutMs: config.walletProviderTimeoutMs, catalogFile: config.walletCatalogFile }, { nats: nats.host, level, nodeId }, clock, checkoutRails(config.walletCheckoutRails, rails, config.evm), [...rails.values()].filter((rail) => rail.name !== 'credit'));
@@ -340,7 +341,7 @@ async function startRoles(config: Config, natsServer: NatsEndpoint): Promise<Pac
     async close() {
       await evaluator.stop();
       await wallet.close();
-      await closeApp(app);
+      await closeApp();
       keeper.stop();
       clearInterval(linkSweeper);
       reconciler.stop();

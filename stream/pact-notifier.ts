@@ -10,7 +10,7 @@ import type { EventStore } from './event-store.js';
 const RETRY_MS = 1_000;
 /** Pacts whose parties are kept from their creation entry; past this, the oldest are read from the journal again. */
 const KNOWN_PACTS = 10_000;
-/** The position is written at least this often (and whenever nothing is waiting); re-reading what follows it is harmless. */
+/** The position is written after this many entries or more (a whole batch at a time), and whenever nothing is waiting; re-reading what follows it is harmless. */
 const POSITION_EVERY = 100;
 /** Notifications made, checked and published together. */
 const BATCH = 64;
@@ -104,8 +104,9 @@ export class PactNotifier {
   }
 
   /**
-   * The notifications of `messages`, those not stored yet published at once (one read for what is stored, the
-   * publishes pipelined on the connection, which keeps their order); a batch that fails is made again whole.
+   * The notifications of `messages`, those not stored yet published together (one read for what is stored):
+   * different pacts' at once, one pact's one after the other, so that a publish that fails and is made again
+   * with the batch can never land after a later state of its pact.
    */
   private async notifyAll(messages: JournalMessage[]): Promise<void> {
     const events: PublicEvent[] = [];
@@ -114,8 +115,15 @@ export class PactNotifier {
       if (event && Date.parse(event.expiresAt) > this.clock.now()) events.push(event);
     }
     const stored = await this.store.seqsOf(events.map((event) => event.id));
+    const byPact = new Map<string, PublicEvent[]>();
+    events.forEach((event, i) => {
+      const pactId = (event.body as { pactId: string }).pactId;
+      if (stored[i] === undefined) byPact.set(pactId, [...(byPact.get(pactId) ?? []), event]);
+    });
     const now = this.clock.now();
-    await Promise.all(events.filter((_, i) => stored[i] === undefined).map((event) => this.publish(event, now)));
+    await Promise.all([...byPact.values()].map(async (ofPact) => {
+      for (const event of ofPact) await this.publish(event, now);
+    }));
   }
 
   private async notificationFor(message: JournalMessage): Promise<PublicEvent | undefined> {

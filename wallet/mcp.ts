@@ -21,13 +21,13 @@ export function registerMcp(app: FastifyInstance): void {
       return reply.code(tooLarge ? 413 : 400).send(rpcError(tooLarge ? -32600 : -32700, tooLarge ? 'the message is too large' : `not a JSON-RPC message: ${error.message}`));
     });
     scoped.post('/mcp', { schema: { operationId: 'mcp' } }, async (request, reply) => {
-      const { server, transport } = await mcpSession(app, { authorization: request.headers.authorization, host: request.headers.host });
       reply.hijack();
-      reply.raw.on('close', () => {
-        void transport.close();
-        void server.close();
-      });
       try {
+        const { server, transport } = await mcpSession(app, { authorization: request.headers.authorization, host: request.headers.host });
+        reply.raw.on('close', () => {
+          void transport.close();
+          void server.close();
+        });
         await server.connect(transport);
         await transport.handleRequest(request.raw, reply.raw, request.body);
       } catch (error) {

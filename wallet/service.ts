@@ -3,7 +3,7 @@ import type { Rail } from '../rails/rail.js';
 import type { ManualOffsetClock } from '../runtime/clock.js';
 import type { Nats } from '../actors/nats.js';
 import type { JsonLevel } from '../storage/level.js';
-import { closeApp } from '../runtime/close-app.js';
+import { closerOf } from '../runtime/close-app.js';
 import { buildWalletApp } from './app.js';
 import { WalletKeeper } from './wallet-keeper.js';
 import { WalletProjector } from './wallet-projector.js';
@@ -92,6 +92,7 @@ export async function startWalletService(
     baseOf: (host) => settings.publicUrl ?? `http://${host ?? `${settings.host}:${settings.port}`}`,
     testHooks: settings.testHooks ? { clock, keeper, projector, providers, registry } : undefined,
   });
+  const closeApp = closerOf(app);
   await app.listen({ port: settings.port, host: settings.host });
   const { port } = app.server.address() as { port: number };
   await keeper.run().catch((error: unknown) => console.error('the wallet keeper failed:', String(error)));
@@ -101,7 +102,7 @@ export async function startWalletService(
     async close() {
       keeper.stop();
       refresher.stop();
-      await closeApp(app);
+      await closeApp();
       await projector.stop();
     },
   };

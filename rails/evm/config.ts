@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-// ox (viem's own core) rather than viem: importing viem's index is more than half a second of every start.
+// ox (the EVM library viem is built on) rather than viem: importing viem's index is more than half a second of
+// every start, which reads this file.
 import * as EvmAddress from 'ox/Address';
 import type { Address, Hex } from 'viem';
 

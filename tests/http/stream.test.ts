@@ -266,6 +266,34 @@ test('the reputation filter: pact.settlement.v1 from the journal, 0 without hist
   assert.equal(await ids(0), [trusted.id, unknown.id]);
 });
 
+test('notifications of many pacts at once (more than one batch of the notifier): each pact\'s in order, each once', async ({ stack }) => {
+  const server = (await stack.client.request('GET', '/health')).body.serverParty as string;
+  const buyers: string[] = [];
+  const pactIds = await Promise.all(
+    Array.from({ length: 24 }, async () => {
+      const { seller, buyer } = newParties();
+      buyers.push(buyer.party);
+      const pactId = (await stack.client.create(seller, tradeSpec(seller, buyer))).body.pact.id as string;
+      await stack.client.fund(seller, pactId);
+      await stack.client.fund(buyer, pactId);
+      await stack.client.propose(seller, pactId, { evidence: [], distribution: [{ party: seller.party, bp: 10_000 }] });
+      assert.is((await stack.client.cosign(buyer, pactId)).body.pact.state, 'SETTLED');
+      return pactId;
+    }),
+  );
+  const filter = { publishersAllow: [server], public: { recipients: buyers } };
+  let events: any[] = [];
+  for (let tries = 0; tries < 100 && events.length < 4 * pactIds.length; tries++) {
+    if (tries > 0) await new Promise((resolve) => setTimeout(resolve, 100));
+    events = await pullAllEvents(stack, filter);
+  }
+  assert.is(events.length, 4 * pactIds.length, 'one notification per transition, none twice');
+  for (const pactId of pactIds) {
+    const kinds = events.filter((e) => e.refs[0].id === pactId).map((e) => e.kind);
+    assert.equal(kinds, ['pact.CREATED', 'pact.ACTIVE', 'pact.PROPOSED', 'pact.SETTLED'], `${pactId}'s notifications in stream order`);
+  }
+});
+
 test('the server notifies every state change of a pact, signed, once, even across a kill -9', async ({ stack }) => {
   const { seller, buyer } = newParties();
   const server = (await stack.client.request('GET', '/health')).body.serverParty as string;

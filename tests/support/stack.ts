@@ -80,6 +80,11 @@ export class Stack {
   }
 
   /** The pid of the running service process (the bench reads its CPU time and memory from /proc). */
+  /** The server process's exit code once it has exited (null while it runs, or when a signal ended it). */
+  get serverExitCode(): number | null {
+    return this.child?.exitCode ?? null;
+  }
+
   get serverPid(): number | undefined {
     return this.child?.pid;
   }
