@@ -1,32 +1,26 @@
-import { createPrivateKey, sign as cryptoSign, type KeyObject } from 'node:crypto';
-import { canonicalDigest } from '../../../protocol/digest.js';
+import { nodeSigner, type Signer } from '../../../protocol/node-signer.js';
 import { keyPairFromSeed, type KeyPair } from '../../../protocol/sign.js';
 import { verifySignature } from '../../../protocol/verify.js';
 
-// Signing for the fuzzer: node:crypto (much faster than the SDK's pure-JS signer, same deterministic
-// Ed25519 signatures), keys derived from the seeded PRNG.
-
-const PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
+// Signing for the fuzzer: the server's node:crypto signer (much faster than the SDK's pure-JS one, same
+// deterministic Ed25519 signatures), keys derived from the seeded PRNG.
 
 export interface FuzzKey extends KeyPair {
-  privateKey: KeyObject;
+  signer: Signer;
 }
 
 export function fuzzKey(seed: Uint8Array): FuzzKey {
   const pair = keyPairFromSeed(seed);
-  const privateKey = createPrivateKey({ key: Buffer.concat([PKCS8_PREFIX, Buffer.from(seed)]), format: 'der', type: 'pkcs8' });
-  return { ...pair, privateKey };
+  return { ...pair, signer: nodeSigner(pair) };
 }
 
 /** Lowercase hex Ed25519 over SHA-256(JCS(payload)); a random-looking constant when the payload has no JCS form. */
 export function sign(payload: unknown, key: FuzzKey): string {
-  let digest: Uint8Array;
   try {
-    digest = canonicalDigest(payload);
+    return key.signer.sign(payload);
   } catch {
     return 'e'.repeat(128); // lone surrogates, NaN: there is nothing to sign, the server cannot verify either
   }
-  return cryptoSign(null, digest, key.privateKey).toString('hex');
 }
 
 export function signedBy<T extends object>(payload: T, key: FuzzKey): T & { sig: string } {
