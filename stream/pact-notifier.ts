@@ -117,8 +117,11 @@ export class PactNotifier {
     const stored = await this.store.seqsOf(events.map((event) => event.id));
     const byPact = new Map<string, PublicEvent[]>();
     events.forEach((event, i) => {
+      if (stored[i] !== undefined) return;
       const pactId = (event.body as { pactId: string }).pactId;
-      if (stored[i] === undefined) byPact.set(pactId, [...(byPact.get(pactId) ?? []), event]);
+      const ofPact = byPact.get(pactId);
+      if (ofPact) ofPact.push(event);
+      else byPact.set(pactId, [event]);
     });
     const now = this.clock.now();
     await Promise.all([...byPact.values()].map(async (ofPact) => {
