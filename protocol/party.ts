@@ -1,5 +1,6 @@
 import { Point } from '@noble/ed25519';
 import bs58 from 'bs58';
+import { BoundedMap } from '../storage/bounded-map.js';
 
 /** `ed25519:<base58 of the 32-byte public key>` */
 export type PartyId = `ed25519:${string}`;
@@ -19,17 +20,18 @@ export function partyIdFromPublicKey(publicKey: Uint8Array): PartyId {
  */
 export function publicKeyOf(partyId: string): Uint8Array | undefined {
   if (!partyId.startsWith(PREFIX)) return undefined;
-  const known = checked.get(partyId);
+  const known = checked.use(partyId);
   if (known !== undefined) return known ?? undefined;
   const key = decodedKey(partyId);
-  if (checked.size >= CHECKED_LIMIT) checked.delete(checked.keys().next().value as string);
   checked.set(partyId, key ?? null);
   return key;
 }
 
-/** Party ids already decoded (a curve point decoding costs about as much as a signature check), oldest first. */
-const checked = new Map<string, Uint8Array | null>();
-const CHECKED_LIMIT = 50_000;
+/**
+ * Party ids already decoded (a curve point decoding costs about as much as a signature check), the least
+ * recently used forgotten first; about 330 bytes each.
+ */
+const checked = new BoundedMap<string, Uint8Array | null>(16_384);
 
 function decodedKey(partyId: string): Uint8Array | undefined {
   let key: Uint8Array;

@@ -13,4 +13,11 @@ export class BoundedMap<K, V> extends Map<K, V> {
     if (this.size > this.limit) this.delete(this.keys().next().value as K);
     return this;
   }
+
+  /** The value of `key`, which is then the newest: a cache read this way keeps what is used and forgets what is not. */
+  use(key: K): V | undefined {
+    const value = super.get(key);
+    if (value !== undefined) this.set(key, value);
+    return value;
+  }
 }
