@@ -1,8 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { forkBenchModule, nextMessage, stopChild } from './children.js';
 import type { FromWorker, Job, Measured, ToWorker } from './jobs.js';
-import { cpuSeconds, type Processes } from './processes.js';
-import { cpuLines } from './report.js';
+import { cpuUsedDuring, type CpuUse, type Processes } from './processes.js';
 
 /** The bench's handle on its load generator process (bench/worker/main.ts). */
 export class LoadGenerator {
@@ -29,12 +28,9 @@ export class LoadGenerator {
   }
 
   /** Runs `job` and reports, beside the measurements, the CPU each of `processes` used while its requests went. */
-  async timed(job: Job, processes: Processes): Promise<{ measured: Measured; cpu: string[] }> {
+  async timed(job: Job, processes: Processes): Promise<{ measured: Measured; cpu: CpuUse }> {
     await this.prepare(job);
-    const before = cpuSeconds(processes);
-    const start = performance.now();
-    const measured = await this.go();
-    return { measured, cpu: cpuLines(before, cpuSeconds(processes), performance.now() - start) };
+    return cpuUsedDuring(processes, () => this.go()).then(({ result, cpu }) => ({ measured: result, cpu }));
   }
 
   async run(job: Job): Promise<Measured> {

@@ -3,7 +3,7 @@ import type { OfferVocabulary } from './jobs.js';
 import type { LoadGenerator } from './load-generator.js';
 import { rssMiB, stackProcesses, type Processes } from './processes.js';
 import { besideBare } from './reads.js';
-import { failureLines, print, routeLines } from './report.js';
+import { cpuLines, failureLines, print, routeLines } from './report.js';
 import { settings } from './settings.js';
 import { fixed } from './stats.js';
 
@@ -23,7 +23,7 @@ export async function offerSearch(load: LoadGenerator, stack: Stack, clients: Pr
     `published ${measured.ids.length} of ${count} in ${fixed(measured.wallMs / 1000, 2)} s = ${fixed(measured.ids.length / (measured.wallMs / 1000))} offers/s (signing excluded)`,
     ...routeLines(measured),
     'CPU during the publishing',
-    ...cpu.map((line) => `  ${line}`),
+    ...cpuLines(cpu).map((line) => `  ${line}`),
     ...failureLines('failures', measured),
     `memory after publishing  RSS pact service ${fixed(rssMiB(stack.serverPid!))} MiB`,
   ]);

@@ -1,13 +1,16 @@
 import type { Stack } from '../tests/support/stack.js';
 import { using } from './cleanup.js';
 import { startBareServer } from './children.js';
+import type { Measured } from './jobs.js';
 import type { LoadGenerator } from './load-generator.js';
-import { stackProcesses, type Processes } from './processes.js';
-import { failureLines, perSecond, print, routeLines } from './report.js';
+import { addedCpu, stackProcesses, type CpuUse, type Processes } from './processes.js';
+import { cpuLines, failureLines, perSecond, print, routeLines } from './report.js';
 import { settings } from './settings.js';
 import { fixed } from './stats.js';
 
 const WARMUP_SECONDS = 1;
+/** Each server is measured this many times, in turn with the other: a slow moment of the machine falls on both. */
+const ROUNDS = 3;
 
 /** `GET /pacts/:id` over the given pacts, beside a bare Fastify server (see `besideBare`). */
 export async function reads(load: LoadGenerator, stack: Stack, clients: Processes, ids: string[]): Promise<void> {
@@ -15,33 +18,74 @@ export async function reads(load: LoadGenerator, stack: Stack, clients: Processe
   await besideBare(load, stack, clients, { route: 'GET /pacts/:id', paths: ids.map((id) => `/pacts/${id}`), over: `${ids.length} pacts` });
 }
 
-/**
- * GETs `paths` round-robin on the service, then the same requests against a bare Fastify server answering
- * the bytes of the first path's answer: how far the service's read path is from the HTTP floor.
- */
-export async function besideBare(load: LoadGenerator, stack: Stack, clients: Processes, read: { route: string; paths: string[]; over: string }): Promise<void> {
-  const { readSeconds, readConcurrency } = settings;
-  const body = await (await fetch(`${stack.url}${read.paths[0]}`)).text();
-  console.log(`\nreads: ${read.route} over ${read.over}, ${readConcurrency} in flight on keep-alive connections, ${readSeconds} s each after ${WARMUP_SECONDS} s untimed`);
-
-  const service = await readRate(load, stack.url, read, { ...clients, ...stackProcesses(stack) });
-  const bare = await using(
-    () => startBareServer(body),
-    (server) => server.stop(),
-    (server) => readRate(load, server.url, read, { ...clients, 'bare Fastify': server.pid }),
-  );
-  print([
-    `pact service   ${fixed(service.rate)} requests/s`,
-    ...service.lines,
-    `bare Fastify   ${fixed(bare.rate)} requests/s (one route answering the same ${Buffer.byteLength(body)} bytes)`,
-    ...bare.lines,
-    `service ÷ bare  ${fixed(service.rate / bare.rate, 3)}`,
-  ]);
+interface Read {
+  route: string;
+  paths: string[];
 }
 
-async function readRate(load: LoadGenerator, url: string, read: { route: string; paths: string[] }, processes: Processes): Promise<{ rate: number; lines: string[] }> {
-  const job = { kind: 'reads', url, route: read.route, paths: read.paths, concurrency: settings.readConcurrency } as const;
+/** One server's rounds of reads, added up. */
+interface Side {
+  url: string;
+  processes: Processes;
+  rates: number[];
+  measured?: Measured;
+  cpu?: CpuUse;
+}
+
+/**
+ * GETs `paths` round-robin on the service, then the same requests against a bare Fastify server answering
+ * the bytes of the first path's answer, ROUNDS times in turn: how far the service's read path is from the
+ * HTTP floor.
+ */
+export async function besideBare(load: LoadGenerator, stack: Stack, clients: Processes, read: Read & { over: string }): Promise<void> {
+  const { readSeconds, readConcurrency } = settings;
+  const body = await (await fetch(`${stack.url}${read.paths[0]}`)).text();
+  console.log(
+    `\nreads: ${read.route} over ${read.over}, ${readConcurrency} in flight on keep-alive connections; ` +
+      `${ROUNDS} rounds of ${readSeconds} s on the service and on a bare Fastify server in turn, each after ${WARMUP_SECONDS} s untimed`,
+  );
+  await using(
+    () => startBareServer(body),
+    (server) => server.stop(),
+    async (bare) => {
+      const service: Side = { url: stack.url, processes: { ...clients, ...stackProcesses(stack) }, rates: [] };
+      const yardstick: Side = { url: bare.url, processes: { ...clients, 'bare Fastify': bare.pid }, rates: [] };
+      for (let round = 0; round < ROUNDS; round++) {
+        await readRound(load, service, read);
+        await readRound(load, yardstick, read);
+      }
+      print([
+        ...sideLines('pact service', service),
+        ...sideLines(`bare Fastify (one route answering the same ${Buffer.byteLength(body)} bytes)`, yardstick),
+        `service ÷ bare  ${fixed(rateOf(service) / rateOf(yardstick), 3)} (all rounds; round by round ${service.rates.map((rate, i) => fixed(rate / yardstick.rates[i]!, 3)).join(', ')})`,
+      ]);
+    },
+  );
+}
+
+async function readRound(load: LoadGenerator, side: Side, read: Read): Promise<void> {
+  const job = { kind: 'reads', url: side.url, route: read.route, paths: read.paths, concurrency: settings.readConcurrency } as const;
   await load.run({ ...job, seconds: WARMUP_SECONDS });
-  const { measured, cpu } = await load.timed({ ...job, seconds: settings.readSeconds }, processes);
-  return { rate: perSecond(measured), lines: [...routeLines(measured), 'CPU', ...cpu.map((line) => `  ${line}`), ...failureLines('failures', measured)].map((line) => `  ${line}`) };
+  const { measured, cpu } = await load.timed({ ...job, seconds: settings.readSeconds }, side.processes);
+  side.rates.push(perSecond(measured));
+  side.measured = side.measured ? addedMeasured(side.measured, measured) : measured;
+  side.cpu = side.cpu ? addedCpu(side.cpu, cpu) : cpu;
+}
+
+const rateOf = (side: Side) => perSecond(side.measured!);
+
+function sideLines(name: string, side: Side): string[] {
+  const measured = side.measured!;
+  return [
+    `${name}  ${fixed(rateOf(side))} requests/s (rounds: ${side.rates.map((rate) => fixed(rate)).join(', ')})`,
+    ...[...routeLines(measured), 'CPU', ...cpuLines(side.cpu!).map((line) => `  ${line}`), ...failureLines('failures', measured)].map((line) => `  ${line}`),
+  ];
+}
+
+function addedMeasured(a: Measured, b: Measured): Measured {
+  const byRoute = { ...a.byRoute };
+  for (const [route, ms] of Object.entries(b.byRoute)) byRoute[route] = (byRoute[route] ?? []).concat(ms);
+  const failures = new Map(a.failures);
+  for (const [why, n] of b.failures) failures.set(why, (failures.get(why) ?? 0) + n);
+  return { wallMs: a.wallMs + b.wallMs, byRoute, failures: [...failures], ids: [...a.ids, ...b.ids] };
 }

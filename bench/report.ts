@@ -1,4 +1,5 @@
 import type { Measured } from './jobs.js';
+import type { CpuUse } from './processes.js';
 import { fixed, latencySummary } from './stats.js';
 
 export const print = (lines: string[], indent = '  ') => lines.forEach((line) => console.log(`${indent}${line}`));
@@ -17,10 +18,7 @@ export function failureLines(title: string, measured: Measured): string[] {
   return [`${title}: ${total}`, ...measured.failures.map(([why, n]) => `  ${String(n).padStart(6)}  ${why}`)];
 }
 
-/** CPU seconds each process used between two readings, and that as a share of one core over `wallMs`. */
-export function cpuLines(before: Map<string, number>, after: Map<string, number>, wallMs: number): string[] {
-  return [...after].map(([name, seconds]) => {
-    const used = seconds - (before.get(name) ?? seconds);
-    return `${name.padEnd(18)} ${fixed(used, 2).padStart(6)} s CPU = ${fixed((used * 100_000) / wallMs, 0).padStart(3)}% of one core`;
-  });
+/** CPU seconds each process used, and that as a share of one core over the time it was measured. */
+export function cpuLines({ seconds, wallMs }: CpuUse): string[] {
+  return [...seconds].map(([name, used]) => `${name.padEnd(18)} ${fixed(used, 2).padStart(6)} s CPU = ${fixed((used * 100_000) / wallMs, 0).padStart(3)}% of one core`);
 }

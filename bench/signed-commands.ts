@@ -2,7 +2,7 @@ import type { Pact } from '../machines/pact/types.js';
 import type { Stack } from '../tests/support/stack.js';
 import type { LoadGenerator } from './load-generator.js';
 import { stackProcesses, type Processes } from './processes.js';
-import { answered, failureLines, print, routeLines } from './report.js';
+import { answered, cpuLines, failureLines, print, routeLines } from './report.js';
 import { settings } from './settings.js';
 import { fixed, latencySummary } from './stats.js';
 
@@ -26,7 +26,7 @@ export async function signedCommands(load: LoadGenerator, stack: Stack, clients:
     ...routeLines(measured).map((line) => `  ${line}`),
     `signed commands/s ÷ single-core verify/s  ${fixed(signedRate / verifyRate, 3)}`,
     'CPU in the timed phase (2 cores are shared by all of these and anything else running)',
-    ...cpu.map((line) => `  ${line}`),
+    ...cpuLines(cpu).map((line) => `  ${line}`),
     ...failureLines('failures', measured),
   ]);
   await reportPayouts(stack, measured.ids);

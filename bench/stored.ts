@@ -1,7 +1,7 @@
 import type { Stack } from '../tests/support/stack.js';
 import type { LoadGenerator } from './load-generator.js';
 import { childNamed, cpuSeconds, rssMiB, stackProcesses, type Processes } from './processes.js';
-import { failureLines, print, routeLines } from './report.js';
+import { cpuLines, failureLines, print, routeLines } from './report.js';
 import { settings } from './settings.js';
 import { fixed } from './stats.js';
 
@@ -21,7 +21,7 @@ export async function storedPacts(load: LoadGenerator, stack: Stack, clients: Pr
     `created ${measured.ids.length} of ${stored} in ${fixed(measured.wallMs / 1000, 2)} s = ${fixed(measured.ids.length / (measured.wallMs / 1000))} creates/s (signing excluded)`,
     ...routeLines(measured),
     'CPU during the creates (the load generator signing between batches included)',
-    ...cpu.map((line) => `  ${line}`),
+    ...cpuLines(cpu).map((line) => `  ${line}`),
     ...failureLines('failures', measured),
     `memory after the creates  ${memory(stack)}, live actors ${await liveActors(stack)}`,
   ]);

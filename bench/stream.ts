@@ -5,7 +5,7 @@ import { cursorOf, seqOfCursor } from '../stream/pull.js';
 import type { Stack } from '../tests/support/stack.js';
 import type { LoadGenerator } from './load-generator.js';
 import { stackProcesses, type Processes } from './processes.js';
-import { failureLines, perSecond, print, routeLines } from './report.js';
+import { cpuLines, failureLines, perSecond, print, routeLines } from './report.js';
 import { settings } from './settings.js';
 import { fixed } from './stats.js';
 import { benchEvent, EVENTS_PER_PUBLISHER } from './worker/events.js';
@@ -32,7 +32,7 @@ export async function streamPhase(load: LoadGenerator, stack: Stack, clients: Pr
     `events published  ${fixed(published)} /s (signing excluded)`,
     ...routeLines(measured),
     'CPU during the publishing',
-    ...cpu.map((line) => `  ${line}`),
+    ...cpuLines(cpu).map((line) => `  ${line}`),
     ...failureLines('failures', measured),
     `raw JetStream publish of 450-byte messages on the same nats-server, ${RAW_IN_FLIGHT} in flight: ${fixed(raw)} /s`,
     `events published ÷ raw publishes  ${fixed(published / raw, 3)}`,
