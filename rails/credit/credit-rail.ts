@@ -2,6 +2,7 @@ import { parseCollectKey } from '../../machines/pact/collects.js';
 import type { Pact, Payout } from '../../machines/pact/types.js';
 import type { PartyId } from '../../protocol/party.js';
 import { crashPoint } from '../../runtime/crash-points.js';
+import { BoundedMap } from '../../storage/bounded-map.js';
 import { WALLET_ID } from '../../wallet/secrets.js';
 import { RailError, type Collected, type CollectRequest, type PayoutRequest, type Quote, type QuoteRequest, type Rail, type RailHealth, type RailReceipt } from '../rail.js';
 import type { CreditHold, CreditHolds } from './credit-holds.js';
@@ -35,8 +36,8 @@ export class CreditRail implements Rail {
   private live = true;
   /** Whether the server's party, paid arbitration fees, has a wallet bound: until then no pact can be funded. */
   private feesPayable = false;
-  /** Holds this process saw settled or released: their payouts need not ask the wallet again. */
-  private readonly finished = new Set<string>();
+  /** Holds this process saw settled or released lately: their payouts need not ask the wallet again (it answers a repeat the same). */
+  private readonly finished = new BoundedMap<string, true>(10_000);
 
   constructor(private readonly deps: CreditRailDeps) {}
 
@@ -183,13 +184,13 @@ export class CreditRail implements Rail {
       reference,
     });
     crashPoint('credit-settled'); // settled on the wallet, the payout never recorded
-    this.finished.add(source.reservationId);
+    this.finished.set(source.reservationId, true);
   }
 
   private async release(reservationId: string, reason: string): Promise<void> {
     if (this.finished.has(reservationId) || reservationId.startsWith(NOTHING_HELD)) return;
     await this.deps.wallet.release(reservationId, reason);
-    this.finished.add(reservationId);
+    this.finished.set(reservationId, true);
   }
 }
 
