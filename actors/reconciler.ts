@@ -1,7 +1,6 @@
 import { collectStanding, parseCollectKey } from '../machines/pact/collects.js';
 import type { Pact } from '../machines/pact/types.js';
 import type { Rail } from '../rails/rail.js';
-import { BoundedMap } from '../storage/bounded-map.js';
 import { PeriodicPass } from './periodic-pass.js';
 
 /**
@@ -11,8 +10,7 @@ import { PeriodicPass } from './periodic-pass.js';
  * orphaned stays orphaned.
  */
 export class Reconciler extends PeriodicPass {
-  /** Collects judged for good (recorded, or paid back); one forgotten is judged again, at the cost of a read. */
-  private readonly done = new BoundedMap<string, true>(100_000);
+  private readonly done = new Set<string>();
 
   constructor(
     private readonly rails: ReadonlyMap<string, Rail>,
@@ -41,7 +39,7 @@ export class Reconciler extends PeriodicPass {
           }
           reversed++;
         }
-        this.done.set(collect.key, true);
+        this.done.add(collect.key);
       }
     }
     return reversed;

@@ -36,7 +36,11 @@ export class CreditRail implements Rail {
   private live = true;
   /** Whether the server's party, paid arbitration fees, has a wallet bound: until then no pact can be funded. */
   private feesPayable = false;
-  /** Holds this process saw settled or released lately: their payouts need not ask the wallet again (it answers a repeat the same). */
+  /**
+   * Holds this process saw settled or released lately: their payouts need not ask the wallet again. One
+   * forgotten is asked again, and the wallet answers a repeat of the same settlement or release as the first;
+   * so a settlement must be the same every time it is made (it is: from the closed pact and bound wallets).
+   */
   private readonly finished = new BoundedMap<string, true>(10_000);
 
   constructor(private readonly deps: CreditRailDeps) {}
