@@ -30,7 +30,8 @@ export class LoadGenerator {
   /** Runs `job` and reports, beside the measurements, the CPU each of `processes` used while its requests went. */
   async timed(job: Job, processes: Processes): Promise<{ measured: Measured; cpu: CpuUse }> {
     await this.prepare(job);
-    return cpuUsedDuring(processes, () => this.go()).then(({ result, cpu }) => ({ measured: result, cpu }));
+    const { result, cpu } = await cpuUsedDuring(processes, () => this.go());
+    return { measured: result, cpu };
   }
 
   async run(job: Job): Promise<Measured> {

@@ -23,13 +23,11 @@ interface Read {
   paths: string[];
 }
 
-/** One server's rounds of reads, added up. */
+/** One server and what each of its rounds of reads measured. */
 interface Side {
   url: string;
   processes: Processes;
-  rates: number[];
-  measured?: Measured;
-  cpu?: CpuUse;
+  rounds: { measured: Measured; cpu: CpuUse }[];
 }
 
 /**
@@ -48,8 +46,8 @@ export async function besideBare(load: LoadGenerator, stack: Stack, clients: Pro
     () => startBareServer(body),
     (server) => server.stop(),
     async (bare) => {
-      const service: Side = { url: stack.url, processes: { ...clients, ...stackProcesses(stack) }, rates: [] };
-      const yardstick: Side = { url: bare.url, processes: { ...clients, 'bare Fastify': bare.pid }, rates: [] };
+      const service: Side = { url: stack.url, processes: { ...clients, ...stackProcesses(stack) }, rounds: [] };
+      const yardstick: Side = { url: bare.url, processes: { ...clients, 'bare Fastify': bare.pid }, rounds: [] };
       for (let round = 0; round < ROUNDS; round++) {
         // alternating which goes first also spreads a steady drift of the machine's speed over both
         for (const side of round % 2 === 0 ? [service, yardstick] : [yardstick, service]) await readRound(load, side, read);
@@ -57,7 +55,7 @@ export async function besideBare(load: LoadGenerator, stack: Stack, clients: Pro
       print([
         ...sideLines('pact service', service),
         ...sideLines(`bare Fastify (one route answering the same ${Buffer.byteLength(body)} bytes)`, yardstick),
-        `service ÷ bare  ${fixed(rateOf(service) / rateOf(yardstick), 3)} (all rounds; round by round ${service.rates.map((rate, i) => fixed(rate / yardstick.rates[i]!, 3)).join(', ')})`,
+        `service ÷ bare  ${fixed(rateOf(service) / rateOf(yardstick), 3)} (all rounds; round by round ${roundRates(service).map((rate, i) => fixed(rate / roundRates(yardstick)[i]!, 3)).join(', ')})`,
       ]);
     },
   );
@@ -66,19 +64,19 @@ export async function besideBare(load: LoadGenerator, stack: Stack, clients: Pro
 async function readRound(load: LoadGenerator, side: Side, read: Read): Promise<void> {
   const job = { kind: 'reads', url: side.url, route: read.route, paths: read.paths, concurrency: settings.readConcurrency } as const;
   await load.run({ ...job, seconds: WARMUP_SECONDS });
-  const { measured, cpu } = await load.timed({ ...job, seconds: settings.readSeconds }, side.processes);
-  side.rates.push(perSecond(measured));
-  side.measured = side.measured ? addedMeasured(side.measured, measured) : measured;
-  side.cpu = side.cpu ? addedCpu(side.cpu, cpu) : cpu;
+  side.rounds.push(await load.timed({ ...job, seconds: settings.readSeconds }, side.processes));
 }
 
-const rateOf = (side: Side) => perSecond(side.measured!);
+const roundRates = (side: Side) => side.rounds.map(({ measured }) => perSecond(measured));
+const allMeasured = (side: Side) => side.rounds.map(({ measured }) => measured).reduce(addedMeasured);
+const rateOf = (side: Side) => perSecond(allMeasured(side));
 
 function sideLines(name: string, side: Side): string[] {
-  const measured = side.measured!;
+  const measured = allMeasured(side);
+  const cpu = side.rounds.map((round) => round.cpu).reduce(addedCpu);
   return [
-    `${name}  ${fixed(rateOf(side))} requests/s (rounds: ${side.rates.map((rate) => fixed(rate)).join(', ')})`,
-    ...[...routeLines(measured), 'CPU', ...cpuLines(side.cpu!).map((line) => `  ${line}`), ...failureLines('failures', measured)].map((line) => `  ${line}`),
+    `${name}  ${fixed(perSecond(measured))} requests/s (rounds: ${roundRates(side).map((rate) => fixed(rate)).join(', ')})`,
+    ...[...routeLines(measured), 'CPU', ...cpuLines(cpu).map((line) => `  ${line}`), ...failureLines('failures', measured)].map((line) => `  ${line}`),
   ];
 }
 
