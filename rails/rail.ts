@@ -99,6 +99,16 @@ export interface Collected extends RailReceipt {
   amount: Money;
 }
 
+/**
+ * A place in a rail's collects, which only ever grow at the end: the collect made there, or `undefined` while
+ * the rail cannot tell yet whether one was (a transaction without its receipt, an ask whose answer a crash lost).
+ * What a rail does not report at all is, for good, no collect (a payout, a reverted transaction).
+ */
+export interface CollectAt {
+  position: number;
+  collect: Collected | undefined;
+}
+
 export interface RailHealth {
   live: boolean;
   /** `ok` when escrow holds at least what it owes. */
@@ -132,7 +142,7 @@ export interface Rail {
   /** The collect made under `key`, if one was (a checkout left uncredited by a crash finds its money here). */
   collected(key: string): Promise<RailReceipt | undefined>;
   payout(request: PayoutRequest): Promise<RailReceipt>;
-  /** Every collect made, for the reconciler that reverses collects no pact recorded. */
-  collects(): AsyncIterable<Collected>;
+  /** The collects made from `position` on, in order, for the reconciler that reverses those no pact recorded. */
+  collects(position: number): AsyncIterable<CollectAt>;
   health(): Promise<RailHealth>;
 }

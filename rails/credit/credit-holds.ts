@@ -63,17 +63,18 @@ export class CreditHolds extends StreamJournal<CreditHold> {
     return (await this.last(key))?.value;
   }
 
-  /** Every collect key's newest record, in the order they were first asked. */
-  async *all(): AsyncIterable<CreditHold> {
-    const seen = new Set<string>();
-    for (let seq = 1; ; ) {
+  /**
+   * Every collect key's newest record, positioned by its first record's stream sequence, in the order the keys
+   * were first asked, from position `from` on.
+   */
+  async *all(from: number): AsyncIterable<Positioned<CreditHold>> {
+    for (let seq = Math.max(from, 1); ; ) {
       const message = await streamMessage(this.manager, RAILS_STREAM, { seq, next_by_subj: CREDIT_HOLDS });
       if (!message) return;
       seq = message.seq + 1;
       const hold = decodeHold(message.data, message.subject);
-      if (!hold || seen.has(hold.key)) continue;
-      seen.add(hold.key);
-      yield (await this.latest(hold.key)) ?? hold;
+      if (hold?.attempt !== 0) continue; // a key's later records are read from its first
+      yield { seq: message.seq, value: (await this.latest(hold.key)) ?? hold };
     }
   }
 

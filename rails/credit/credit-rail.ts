@@ -4,7 +4,7 @@ import type { PartyId } from '../../protocol/party.js';
 import { crashPoint } from '../../runtime/crash-points.js';
 import { BoundedMap } from '../../storage/bounded-map.js';
 import { WALLET_ID } from '../../wallet/secrets.js';
-import { RailError, type Collected, type CollectRequest, type PayoutRequest, type Quote, type QuoteRequest, type Rail, type RailHealth, type RailReceipt } from '../rail.js';
+import { RailError, type CollectAt, type CollectRequest, type PayoutRequest, type Quote, type QuoteRequest, type Rail, type RailHealth, type RailReceipt } from '../rail.js';
 import type { CreditHold, CreditHolds } from './credit-holds.js';
 import { planPayouts, type Source, type SourcePlan } from './payout-plan.js';
 import type { WalletClient } from './wallet-client.js';
@@ -121,23 +121,39 @@ export class CreditRail implements Rail {
   }
 
   /**
-   * The holds asked for, each with its reservation. One whose answer a crash lost is asked for again (the same body
-   * and key find it) only once its pact has left CREATED, when no retry can record it any more: if it was never
-   * made, it is made now and, orphaned, released at once by the reconciler. Refused asks held nothing.
+   * The holds asked for, each with its reservation, positioned by the stream sequence of its key's first record.
+   * One whose answer a crash lost is asked for again (the same body and key find it) only once its pact has left
+   * CREATED, when no retry can record it any more: if it was never made, it is made now and, orphaned, released
+   * at once by the reconciler; until then it is undetermined. A refused ask held nothing: it is no collect once
+   * its pact has left CREATED (no fund can ask again), undetermined before.
    */
-  async *collects(): AsyncIterable<Collected> {
-    for await (const hold of this.deps.holds.all()) {
-      if (hold.refused !== null) continue;
+  async *collects(from: number): AsyncIterable<CollectAt> {
+    for await (const { seq: position, value: hold } of this.deps.holds.all(from)) {
+      if (hold.refused !== null) {
+        if (await this.mayStillBeAsked(hold)) yield { position, collect: undefined };
+        continue;
+      }
       const ref = hold.reservationId ?? (await this.lostAnswer(hold));
-      if (ref === undefined) continue;
       const { request } = hold;
-      yield { key: hold.key, ref, payer: request.activity.party as PartyId, amount: request.amount };
+      yield { position, collect: ref === undefined ? undefined : { key: hold.key, ref, payer: request.activity.party as PartyId, amount: request.amount } };
     }
   }
 
-  private async lostAnswer(hold: CreditHold): Promise<string | undefined> {
+  /**
+   * Whether a fund may still ask for the refused `hold` again: while its pact is in CREATED (or not shown yet), or
+   * when one did since `hold` was read. Once the read model shows the pact past CREATED, every fund of it is over.
+   */
+  private async mayStillBeAsked(hold: CreditHold): Promise<boolean> {
+    return (await this.inCreated(hold)) || (await this.deps.holds.latest(hold.key))?.refused === null;
+  }
+
+  private async inCreated(hold: CreditHold): Promise<boolean> {
     const pact = await this.deps.pactOf(hold.request.activity.pactId);
-    if (!pact || pact.state === 'CREATED') return undefined; // the payer's retry finds the hold
+    return !pact || pact.state === 'CREATED';
+  }
+
+  private async lostAnswer(hold: CreditHold): Promise<string | undefined> {
+    if (await this.inCreated(hold)) return undefined; // the payer's retry finds the hold
     return (await this.reserve(hold).catch(() => undefined))?.id; // the wallet cannot say now: the next pass asks again
   }
 

@@ -113,12 +113,6 @@ export class EscrowWallet {
     return this.txs;
   }
 
-  /** Recorded transactions whose outcome is known to be `success`, with their purposes. */
-  async *succeeded(): AsyncIterable<WalletTx> {
-    await this.catchUp();
-    for (const tx of [...this.txs]) if ((await this.receiptOutcome(tx).catch(() => undefined)) === 'success') yield tx;
-  }
-
   /** What escrow owes: every successful collect less every successful payout (both rails), in token units. */
   liabilities(): bigint {
     let owed = 0n;

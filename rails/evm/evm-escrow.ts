@@ -1,6 +1,6 @@
 import type { Address } from 'viem';
 import type { PartyId } from '../../protocol/party.js';
-import { RailError, railReady, type Collected, type CollectRequest, type PayoutRequest, type RailHealth, type RailReceipt } from '../rail.js';
+import { RailError, railReady, type CollectAt, type CollectRequest, type PayoutRequest, type RailHealth, type RailReceipt } from '../rail.js';
 import type { ChainReader } from './chain.js';
 import type { EvmConfig } from './config.js';
 import { authorizationKey, tokenTransfer, transferWithAuthorization, type SignedAuthorization } from './eip3009.js';
@@ -101,11 +101,19 @@ export class EvmEscrow {
     });
   }
 
-  async *collects(rail: string): AsyncIterable<Collected> {
-    for await (const tx of this.wallet.succeeded()) {
+  /**
+   * The collect transactions of `rail`, positioned by their place in the wallet's log: one without its receipt is
+   * undetermined, one that reverted collected nothing.
+   */
+  async *collects(rail: string, from: number): AsyncIterable<CollectAt> {
+    const txs = await this.wallet.transactions();
+    for (let position = from; position < txs.length; position++) {
+      const tx = txs[position]!;
       const { purpose } = tx;
       if (purpose.kind !== 'collect' || purpose.rail !== rail) continue;
-      yield { key: purpose.collectKey, ref: tx.hash, payer: purpose.party, amount: { amount: purpose.amount, asset: this.config.token.asset } };
+      const outcome = await this.wallet.receiptOutcome(tx).catch(() => undefined);
+      if (outcome === 'reverted') continue;
+      yield { position, collect: outcome && { key: purpose.collectKey, ref: tx.hash, payer: purpose.party, amount: { amount: purpose.amount, asset: this.config.token.asset } } };
     }
   }
 

@@ -1,6 +1,6 @@
 import { isAddress } from 'viem';
 import type { RailName } from '../../machines/pact/types.js';
-import type { Collected, CollectRequest, PayoutRequest, Quote, QuoteRequest, Rail, RailHealth, RailReceipt } from '../rail.js';
+import type { CollectAt, CollectRequest, PayoutRequest, Quote, QuoteRequest, Rail, RailHealth, RailReceipt } from '../rail.js';
 import type { EvmEscrow } from './evm-escrow.js';
 
 /**
@@ -46,8 +46,8 @@ export abstract class EvmRail implements Rail {
     return this.escrow.payout(this.name, request);
   }
 
-  collects(): AsyncIterable<Collected> {
-    return this.escrow.collects(this.name);
+  collects(from: number): AsyncIterable<CollectAt> {
+    return this.escrow.collects(this.name, from);
   }
 
   health(): Promise<RailHealth> {

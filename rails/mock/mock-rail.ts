@@ -4,7 +4,7 @@ import { BatchWriter } from '../../storage/batch-writer.js';
 import type { JsonLevel } from '../../storage/level.js';
 import {
   RailError,
-  type Collected,
+  type CollectAt,
   type CollectRequest,
   type PayoutPurpose,
   type PayoutRequest,
@@ -118,11 +118,16 @@ export class MockRail implements Rail {
     });
   }
 
-  /** Collects that are on disk; one whose write failed never happened as far as a restart can tell. */
-  async *collects(): AsyncIterable<Collected> {
-    for (const [key, { operation, durable }] of [...this.applied]) {
+  /**
+   * Collects that are on disk, positioned by their place among the ledger's operations in the order this process
+   * knows them; one whose write failed never happened as far as a restart can tell.
+   */
+  async *collects(from: number): AsyncIterable<CollectAt> {
+    const operations = [...this.applied];
+    for (let position = from; position < operations.length; position++) {
+      const [key, { operation, durable }] = operations[position]!;
       if (operation.kind !== 'collect' || !(await durable.then(() => true, () => false))) continue;
-      yield { key, ref: operation.ref, payer: operation.from as PartyId, amount: { amount: operation.amount, asset: operation.asset } };
+      yield { position, collect: { key, ref: operation.ref, payer: operation.from as PartyId, amount: { amount: operation.amount, asset: operation.asset } } };
     }
   }
 
