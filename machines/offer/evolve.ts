@@ -1,4 +1,4 @@
-import { transition } from 'xstate';
+import { nextSnapshot } from '../next-snapshot.js';
 import { offerMachine } from './machine.js';
 import type { Acceptance, Offer, OfferEvent, SignedOffer } from './types.js';
 
@@ -11,7 +11,7 @@ export function publishedOffer(offerId: string, offer: SignedOffer, at: number):
 /** The offer after `event`, or undefined when the machine refuses it (an acceptance when sold out). */
 function evolveOffer(offer: Offer, event: Exclude<OfferEvent, { type: 'published' }>): Offer | undefined {
   const snapshot = offerMachine.resolveState({ value: offer.state, context: offer });
-  const [next] = transition(offerMachine, snapshot, event);
+  const next = nextSnapshot(offerMachine, snapshot, event);
   return next.context.remaining === offer.remaining ? undefined : { ...next.context, state: next.value as Offer['state'] };
 }
 

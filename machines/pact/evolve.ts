@@ -1,4 +1,5 @@
-import { transition, type SnapshotFrom } from 'xstate';
+import type { SnapshotFrom } from 'xstate';
+import { nextSnapshot } from '../next-snapshot.js';
 import type { PactEvent } from './events.js';
 import { pactMachine } from './machine.js';
 import type { Pact } from './types.js';
@@ -12,6 +13,6 @@ export function snapshotOf(pact: Pact): PactSnapshot {
 
 /** The pact after `event`, or undefined when the machine refuses it. */
 export function evolve(pact: Pact, event: PactEvent): Pact | undefined {
-  const [next] = transition(pactMachine, snapshotOf(pact), event);
+  const next = nextSnapshot(pactMachine, snapshotOf(pact), event);
   return next.context.stateNonce === pact.stateNonce ? undefined : next.context;
 }
