@@ -1,16 +1,13 @@
 import { collectStanding, parseCollectKey } from '../machines/pact/collects.js';
 import type { Pact } from '../machines/pact/types.js';
-import type { Collected, Rail } from '../rails/rail.js';
+import type { Collected, CollectPlace, Rail } from '../rails/rail.js';
 import { PeriodicPass } from './periodic-pass.js';
 
-/** How far a rail's collects are judged for good: all before `position`, and those of `judged` at or after it. */
+/** How far a rail's collects are read (`next`), and the places read but not judged for good yet (`open`). */
 export interface ReconcilerProgress {
-  position: number;
-  judged: ReadonlySet<string>;
+  next: number;
+  open: ReadonlySet<number>;
 }
-
-/** A collect judged now: `open` until no fund can record it any more (or its reversal failed), then for good. */
-type Judgement = 'open' | 'kept' | 'reversed';
 
 /**
  * Finds collects that no pact recorded (the process died between the rail and the journal, and the payer
@@ -18,14 +15,14 @@ type Judgement = 'open' | 'kept' | 'reversed';
  * record them. Pacts are read from the read model, which only ever moves forward, so a collect judged
  * orphaned stays orphaned.
  *
- * Each pass walks a rail's collects from the first one not judged for good. A collect judged past it is
- * remembered by key until every collect before it is judged too, then only the position is: what the
- * reconciler keeps, and what a pass reads, grows with the collects made since the oldest open one (a pact
- * waiting for its funds: days at most, as every CREATED pact has a fund deadline), not with all a rail ever
- * collected. A collect of a pact the read model does not show is open: it holds the position until it shows.
+ * Each pass asks a rail again about the places it left open, then reads the places made since the last pass.
+ * What it keeps, and what a pass reads, grows with the collects still open (a pact waiting for its funds, a
+ * reversal that failed, a rail that cannot tell yet), not with all a rail ever collected. The positions live
+ * in memory: after a restart the first pass reads every place once (a reversal is keyed, so it is never
+ * made twice).
  */
 export class Reconciler extends PeriodicPass {
-  private readonly progress = new Map<string, { position: number; judged: Set<string> }>();
+  private readonly progress = new Map<string, { next: number; open: Set<number> }>();
 
   constructor(
     private readonly rails: ReadonlyMap<string, Rail>,
@@ -34,45 +31,56 @@ export class Reconciler extends PeriodicPass {
     super('reconciliation');
   }
 
-  /** Where each rail's next pass starts, and what it remembers beyond (for tests and operators). */
+  /** Where a rail's next pass starts reading, and the places it asks about again (for tests). */
   progressOf(rail: string): ReconcilerProgress {
-    return this.progress.get(rail) ?? { position: 0, judged: new Set() };
+    return this.progress.get(rail) ?? { next: 0, open: new Set() };
   }
 
-  /** One pass over every rail; resolves to the number of collects paid back. */
+  /** One pass over every rail (one that fails does not hold up the others); resolves to the number of collects paid back. */
   protected async pass(): Promise<number> {
     let reversed = 0;
-    for (const rail of this.rails.values()) reversed += await this.passOver(rail);
-    return reversed;
-  }
-
-  private async passOver(rail: Rail): Promise<number> {
-    let progress = this.progress.get(rail.name);
-    if (!progress) this.progress.set(rail.name, (progress = { position: 0, judged: new Set() }));
-    let reversed = 0;
-    let allJudgedSoFar = true;
-    for await (const { position, collect } of rail.collects(progress.position)) {
-      const judgement = collect && (progress.judged.has(collect.key) ? 'kept' : await this.judge(rail, collect));
-      if (judgement === 'reversed') reversed++;
-      if (!collect || judgement === 'open') {
-        allJudgedSoFar = false;
-      } else if (allJudgedSoFar) {
-        progress.position = position + 1;
-        progress.judged.delete(collect.key);
-      } else {
-        progress.judged.add(collect.key);
+    for (const rail of this.rails.values()) {
+      try {
+        reversed += await this.passOver(rail);
+      } catch (error) {
+        console.error(`reconciliation of the ${rail.name} rail stopped; the next pass goes on from there:`, String(error));
       }
     }
     return reversed;
   }
 
-  private async judge(rail: Rail, collect: Collected): Promise<Judgement> {
+  private async passOver(rail: Rail): Promise<number> {
+    let progress = this.progress.get(rail.name);
+    if (!progress) this.progress.set(rail.name, (progress = { next: 0, open: new Set() }));
+    let reversed = 0;
+    const judge = async (position: number, place: CollectPlace) => {
+      const judgement = await this.judge(rail, place);
+      if (judgement === 'reversed') reversed++;
+      if (judgement === 'open') progress.open.add(position);
+      else progress.open.delete(position);
+    };
+    for (const position of [...progress.open]) await judge(position, await rail.collectAt(position));
+    for await (const { position, place } of rail.collects(progress.next)) {
+      await judge(position, place);
+      progress.next = position + 1;
+    }
+    return reversed;
+  }
+
+  /** `open` until no fund can record the collect any more (or its reversal failed); then for good. */
+  private async judge(rail: Rail, place: CollectPlace): Promise<'open' | 'done' | 'reversed'> {
+    if (place === 'none') return 'done';
+    if (place === 'undetermined') return 'open';
+    return this.judgeCollect(rail, place);
+  }
+
+  private async judgeCollect(rail: Rail, collect: Collected): Promise<'open' | 'done' | 'reversed'> {
     const parsed = parseCollectKey(collect.key);
-    if (!parsed) return 'kept'; // no pact's collect (only the mock's test hook makes those): no pact can owe it back
+    if (!parsed) return 'done'; // no pact's collect (a wallet checkout's, say): no pact can owe it back
     const pact = await this.pactOf(parsed.pactId);
-    if (!pact) return 'open';
+    if (!pact) return 'open'; // the read model does not show it yet
     const standing = collectStanding(pact, parsed.round, parsed.party, collect.ref);
-    if (standing !== 'orphaned') return standing === 'open' ? 'open' : 'kept';
+    if (standing !== 'orphaned') return standing === 'open' ? 'open' : 'done';
     try {
       await rail.payout({ key: `${collect.key}:reversal`, pactId: pact.id, payee: collect.payer, amount: collect.amount, purpose: 'refund', reverses: collect.ref });
       return 'reversed';

@@ -99,14 +99,12 @@ export interface Collected extends RailReceipt {
   amount: Money;
 }
 
-/**
- * A place in a rail's collects, which only ever grow at the end: the collect made there, or `undefined` while
- * the rail cannot tell yet whether one was (a transaction without its receipt, an ask whose answer a crash lost).
- * What a rail does not report at all is, for good, no collect (a payout, a reverted transaction).
- */
+/** What a rail can tell of a place among its collects: the collect made there, none (for good), or not yet. */
+export type CollectPlace = Collected | 'none' | 'undetermined';
+
 export interface CollectAt {
   position: number;
-  collect: Collected | undefined;
+  place: CollectPlace;
 }
 
 export interface RailHealth {
@@ -142,7 +140,13 @@ export interface Rail {
   /** The collect made under `key`, if one was (a checkout left uncredited by a crash finds its money here). */
   collected(key: string): Promise<RailReceipt | undefined>;
   payout(request: PayoutRequest): Promise<RailReceipt>;
-  /** The collects made from `position` on, in order, for the reconciler that reverses those no pact recorded. */
-  collects(position: number): AsyncIterable<CollectAt>;
+  /**
+   * The places of the rail's collects from position `from` on, in order, for the reconciler that reverses the
+   * collects no pact recorded. Positions increase and keep their meaning for the life of the process; a key is
+   * collected at one place at most; a place left out, or once `none`, never becomes a collect.
+   */
+  collects(from: number): AsyncIterable<CollectAt>;
+  /** What the place at `position`, one `collects` reported, is now. */
+  collectAt(position: number): Promise<CollectPlace>;
   health(): Promise<RailHealth>;
 }

@@ -19,6 +19,23 @@ export interface CreditHold {
   attempt: number;
 }
 
+/** A record before `append` numbers it. */
+type Unnumbered = Omit<CreditHold, 'attempt'>;
+const unnumbered = ({ attempt: _attempt, ...record }: CreditHold): Unnumbered => record;
+
+/**
+ * An ask: a key's first record, or one after a refusal (its request asked again). Each is a place among the
+ * rail's collects: the record after it answers it (a reservation, or a refusal), and none after a reservation.
+ */
+const isAsk = (hold: CreditHold) => hold.reservationId === null && hold.refused === null;
+
+/** A place among the credit rail's collects: an ask at its stream sequence, and the record that answered it. */
+export interface AskPlace {
+  seq: number;
+  ask: CreditHold;
+  answer: CreditHold | undefined;
+}
+
 const idOf = (hold: CreditHold) => hold.key;
 const messageIdOf = (hold: CreditHold) => `${creditHoldSubject(hold.key)}:${hold.attempt}`;
 
@@ -45,17 +62,26 @@ export class CreditHolds extends StreamJournal<CreditHold> {
   async asking(key: string, request: ReserveBody): Promise<CreditHold> {
     const last = await this.last(key);
     if (last && last.value.refused === null) return last.value;
-    return this.follow(key, last, (previous) => ({ key, request: previous?.request ?? request, reservationId: null, refused: null, attempt: 0 }));
+    return this.follow(key, last, (previous) => ({ key, request: previous?.request ?? request, reservationId: null, refused: null }));
   }
 
-  /** Records the reservation the wallet answered with (once). */
+  /**
+   * Records the reservation the wallet answered with (once). One that comes after a refusal (an ask answered
+   * twice at once, the first refused) is recorded after an ask of its own, so that it is a place of its own.
+   */
   async reserved(hold: CreditHold, reservationId: string): Promise<void> {
-    await this.follow(hold.key, await this.last(hold.key), (previous) => (previous?.reservationId ? undefined : { ...hold, reservationId, refused: null, attempt: 0 }));
+    for (;;) {
+      const last = await this.last(hold.key);
+      if (!last || last.value.reservationId) return;
+      const answer = { ...last.value, reservationId, refused: null };
+      const record = last.value.refused === null ? answer : { ...last.value, refused: null };
+      if ((await this.appended(record, last)) && record === answer) return;
+    }
   }
 
   /** Records that the wallet refused the ask (the reconciler then leaves the key alone until it is asked again). */
   async refused(hold: CreditHold, reason: string): Promise<void> {
-    await this.follow(hold.key, await this.last(hold.key), (previous) => (previous?.reservationId ? undefined : { ...hold, refused: reason, attempt: 0 }));
+    await this.follow(hold.key, await this.last(hold.key), (previous) => (previous?.reservationId ? undefined : { ...unnumbered(hold), refused: reason }));
   }
 
   /** The newest record of a collect key. */
@@ -63,19 +89,28 @@ export class CreditHolds extends StreamJournal<CreditHold> {
     return (await this.last(key))?.value;
   }
 
-  /**
-   * Every collect key's newest record, positioned by its first record's stream sequence, in the order the keys
-   * were first asked, from position `from` on.
-   */
-  async *all(from: number): AsyncIterable<Positioned<CreditHold>> {
+  /** The asks from stream sequence `from` on, in order, each with its answer. */
+  async *asks(from: number): AsyncIterable<AskPlace> {
     for (let seq = Math.max(from, 1); ; ) {
       const message = await streamMessage(this.manager, RAILS_STREAM, { seq, next_by_subj: CREDIT_HOLDS });
       if (!message) return;
       seq = message.seq + 1;
       const hold = decodeHold(message.data, message.subject);
-      if (hold?.attempt !== 0) continue; // a key's later records are read from its first
-      yield { seq: message.seq, value: (await this.latest(hold.key)) ?? hold };
+      if (hold && isAsk(hold)) yield { seq: message.seq, ask: hold, answer: await this.after(message.seq, hold.key) };
     }
+  }
+
+  /** The ask at stream sequence `seq` with its answer; undefined when no ask is there. */
+  async askAt(seq: number): Promise<AskPlace | undefined> {
+    const message = seq > 0 ? await streamMessage(this.manager, RAILS_STREAM, { seq }) : undefined;
+    const hold = message && decodeHold(message.data, message.subject);
+    return hold && isAsk(hold) ? { seq, ask: hold, answer: await this.after(seq, hold.key) } : undefined;
+  }
+
+  /** The key's first record after stream sequence `seq`. */
+  private async after(seq: number, key: string): Promise<CreditHold | undefined> {
+    const message = await streamMessage(this.manager, RAILS_STREAM, { seq: seq + 1, next_by_subj: creditHoldSubject(key) });
+    return message ? decodeHold(message.data, message.subject) : undefined;
   }
 
   private async last(key: string): Promise<Positioned<CreditHold> | undefined> {
@@ -88,16 +123,21 @@ export class CreditHolds extends StreamJournal<CreditHold> {
    * Appends what `next` makes of the key's last record (nothing when it answers undefined), compare-and-set on
    * that record: when another writer got there first, its record is the answer.
    */
-  private async follow(key: string, last: Positioned<CreditHold> | undefined, next: (previous: CreditHold | undefined) => CreditHold | undefined): Promise<CreditHold> {
+  private async follow(key: string, last: Positioned<CreditHold> | undefined, next: (previous: CreditHold | undefined) => Unnumbered | undefined): Promise<CreditHold> {
     const record = next(last?.value);
     if (!record) return last!.value;
+    return (await this.appended(record, last)) ?? (await this.latest(key))!;
+  }
+
+  /** `record`, numbered and appended right after `last` (compare-and-set); undefined when another record came first. */
+  private async appended(record: Unnumbered, last: Positioned<CreditHold> | undefined): Promise<CreditHold | undefined> {
     const numbered = { ...record, attempt: last ? last.value.attempt + 1 : 0 };
     try {
       await this.append(numbered, last?.seq ?? 0);
       return numbered;
     } catch (error) {
       if (!(error instanceof ExpectedSequenceMismatch)) throw error;
-      return (await this.latest(key))!;
+      return undefined;
     }
   }
 }

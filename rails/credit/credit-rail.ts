@@ -4,8 +4,8 @@ import type { PartyId } from '../../protocol/party.js';
 import { crashPoint } from '../../runtime/crash-points.js';
 import { BoundedMap } from '../../storage/bounded-map.js';
 import { WALLET_ID } from '../../wallet/secrets.js';
-import { RailError, type CollectAt, type CollectRequest, type PayoutRequest, type Quote, type QuoteRequest, type Rail, type RailHealth, type RailReceipt } from '../rail.js';
-import type { CreditHold, CreditHolds } from './credit-holds.js';
+import { RailError, type Collected, type CollectAt, type CollectPlace, type CollectRequest, type PayoutRequest, type Quote, type QuoteRequest, type Rail, type RailHealth, type RailReceipt } from '../rail.js';
+import type { AskPlace, CreditHold, CreditHolds } from './credit-holds.js';
 import { planPayouts, type Source, type SourcePlan } from './payout-plan.js';
 import type { WalletClient } from './wallet-client.js';
 
@@ -120,41 +120,41 @@ export class CreditRail implements Rail {
     return { key: request.key, ref: from.length === 1 ? from[0]! : reference };
   }
 
-  /**
-   * The holds asked for, each with its reservation, positioned by the stream sequence of its key's first record.
-   * One whose answer a crash lost is asked for again (the same body and key find it) only once its pact has left
-   * CREATED, when no retry can record it any more: if it was never made, it is made now and, orphaned, released
-   * at once by the reconciler; until then it is undetermined. A refused ask held nothing: it is no collect once
-   * its pact has left CREATED (no fund can ask again), undetermined before.
-   */
+  /** The credit rail's collects: each ask of a hold (`CreditHolds.asks`), at its stream sequence. */
   async *collects(from: number): AsyncIterable<CollectAt> {
-    for await (const { seq: position, value: hold } of this.deps.holds.all(from)) {
-      if (hold.refused !== null) {
-        if (await this.mayStillBeAsked(hold)) yield { position, collect: undefined };
-        continue;
-      }
-      const ref = hold.reservationId ?? (await this.lostAnswer(hold));
-      const { request } = hold;
-      yield { position, collect: ref === undefined ? undefined : { key: hold.key, ref, payer: request.activity.party as PartyId, amount: request.amount } };
-    }
+    for await (const asked of this.deps.holds.asks(from)) yield { position: asked.seq, place: await this.placeOf(asked) };
+  }
+
+  async collectAt(position: number): Promise<CollectPlace> {
+    const asked = await this.deps.holds.askAt(position);
+    return asked ? this.placeOf(asked) : 'none';
+  }
+
+  /** The hold an ask made: its reservation; none when refused (an ask after it is a place of its own). */
+  private async placeOf({ ask, answer }: AskPlace): Promise<CollectPlace> {
+    if (!answer) return this.lostAnswer(ask);
+    return answer.reservationId ? this.collectOf(ask, answer.reservationId) : 'none';
+  }
+
+  private collectOf({ key, request }: CreditHold, reservationId: string): Collected {
+    return { key, ref: reservationId, payer: request.activity.party as PartyId, amount: request.amount };
   }
 
   /**
-   * Whether a fund may still ask for the refused `hold` again: while its pact is in CREATED (or not shown yet), or
-   * when one did since `hold` was read. Once the read model shows the pact past CREATED, every fund of it is over.
+   * An ask whose answer a crash lost is asked for again (the same body and key find it) only once its pact has
+   * left CREATED, when no retry can record it any more: if it was never made, it is made now and, orphaned,
+   * released at once by the reconciler; if the wallet refuses it now, that is recorded, and it held nothing.
    */
-  private async mayStillBeAsked(hold: CreditHold): Promise<boolean> {
-    return (await this.inCreated(hold)) || (await this.deps.holds.latest(hold.key))?.refused === null;
-  }
-
-  private async inCreated(hold: CreditHold): Promise<boolean> {
-    const pact = await this.deps.pactOf(hold.request.activity.pactId);
-    return !pact || pact.state === 'CREATED';
-  }
-
-  private async lostAnswer(hold: CreditHold): Promise<string | undefined> {
-    if (await this.inCreated(hold)) return undefined; // the payer's retry finds the hold
-    return (await this.reserve(hold).catch(() => undefined))?.id; // the wallet cannot say now: the next pass asks again
+  private async lostAnswer(ask: CreditHold): Promise<CollectPlace> {
+    const pact = await this.deps.pactOf(ask.request.activity.pactId);
+    if (!pact || pact.state === 'CREATED') return 'undetermined'; // the payer's retry finds the hold
+    try {
+      return this.collectOf(ask, (await this.reserve(ask)).id);
+    } catch (error) {
+      if (!(error instanceof RailError) || error.code === 'rail_failure') return 'undetermined'; // the wallet cannot say now: the next pass asks again
+      await this.deps.holds.refused(ask, error.code);
+      return 'none';
+    }
   }
 
   async health(): Promise<RailHealth> {

@@ -1,6 +1,6 @@
 import type { Address } from 'viem';
 import type { PartyId } from '../../protocol/party.js';
-import { RailError, railReady, type CollectAt, type CollectRequest, type PayoutRequest, type RailHealth, type RailReceipt } from '../rail.js';
+import { RailError, railReady, type CollectAt, type CollectPlace, type CollectRequest, type PayoutRequest, type RailHealth, type RailReceipt } from '../rail.js';
 import type { ChainReader } from './chain.js';
 import type { EvmConfig } from './config.js';
 import { authorizationKey, tokenTransfer, transferWithAuthorization, type SignedAuthorization } from './eip3009.js';
@@ -101,20 +101,28 @@ export class EvmEscrow {
     });
   }
 
-  /**
-   * The collect transactions of `rail`, positioned by their place in the wallet's log: one without its receipt is
-   * undetermined, one that reverted collected nothing.
-   */
+  /** The collect transactions of `rail`, each at its place in the wallet's log. */
   async *collects(rail: string, from: number): AsyncIterable<CollectAt> {
     const txs = await this.wallet.transactions();
     for (let position = from; position < txs.length; position++) {
-      const tx = txs[position]!;
-      const { purpose } = tx;
-      if (purpose.kind !== 'collect' || purpose.rail !== rail) continue;
-      const outcome = await this.wallet.receiptOutcome(tx).catch(() => undefined);
-      if (outcome === 'reverted') continue;
-      yield { position, collect: outcome && { key: purpose.collectKey, ref: tx.hash, payer: purpose.party, amount: { amount: purpose.amount, asset: this.config.token.asset } } };
+      const place = await this.placeOf(rail, txs[position]!);
+      if (place !== 'none') yield { position, place };
     }
+  }
+
+  async collectAt(rail: string, position: number): Promise<CollectPlace> {
+    const tx = (await this.wallet.transactions())[position];
+    return tx ? this.placeOf(rail, tx) : 'none';
+  }
+
+  /** A collect of `rail` once its receipt says it succeeded; none when it reverted (or is no collect of `rail`). */
+  private async placeOf(rail: string, tx: WalletTx): Promise<CollectPlace> {
+    const { purpose } = tx;
+    if (purpose.kind !== 'collect' || purpose.rail !== rail) return 'none';
+    const outcome = await this.wallet.receiptOutcome(tx).catch(() => undefined);
+    if (outcome === undefined) return 'undetermined';
+    if (outcome === 'reverted') return 'none';
+    return { key: purpose.collectKey, ref: tx.hash, payer: purpose.party, amount: { amount: purpose.amount, asset: this.config.token.asset } };
   }
 
   /** The chain, the token, the escrow's gas and its solvency, asked at most every HEALTH_TTL_MS. */

@@ -1,6 +1,6 @@
 import { isAddress } from 'viem';
 import type { RailName } from '../../machines/pact/types.js';
-import type { CollectAt, CollectRequest, PayoutRequest, Quote, QuoteRequest, Rail, RailHealth, RailReceipt } from '../rail.js';
+import type { CollectAt, CollectPlace, CollectRequest, PayoutRequest, Quote, QuoteRequest, Rail, RailHealth, RailReceipt } from '../rail.js';
 import type { EvmEscrow } from './evm-escrow.js';
 
 /**
@@ -48,6 +48,10 @@ export abstract class EvmRail implements Rail {
 
   collects(from: number): AsyncIterable<CollectAt> {
     return this.escrow.collects(this.name, from);
+  }
+
+  collectAt(position: number): Promise<CollectPlace> {
+    return this.escrow.collectAt(this.name, position);
   }
 
   health(): Promise<RailHealth> {

@@ -5,6 +5,7 @@ import type { JsonLevel } from '../../storage/level.js';
 import {
   RailError,
   type CollectAt,
+  type CollectPlace,
   type CollectRequest,
   type PayoutPurpose,
   type PayoutRequest,
@@ -61,6 +62,8 @@ export class MockRail implements Rail {
   }
   private readonly failures = new Set<Failure>();
   private readonly writer: BatchWriter;
+  /** The keys of `applied`, in the order this process took them in: the positions of `collects`. */
+  private readonly order: string[];
   private opCount = 0;
   private broken = false;
 
@@ -71,6 +74,7 @@ export class MockRail implements Rail {
     private readonly applied: Map<string, Applied>,
   ) {
     this.writer = new BatchWriter(db);
+    this.order = [...applied.keys()];
   }
 
   static async open(db: JsonLevel, defaultBalance: bigint): Promise<MockRail> {
@@ -118,17 +122,21 @@ export class MockRail implements Rail {
     });
   }
 
-  /**
-   * Collects that are on disk, positioned by their place among the ledger's operations in the order this process
-   * knows them; one whose write failed never happened as far as a restart can tell.
-   */
+  /** The ledger's collects, each at its operation's place in the order this process knows them. */
   async *collects(from: number): AsyncIterable<CollectAt> {
-    const operations = [...this.applied];
-    for (let position = from; position < operations.length; position++) {
-      const [key, { operation, durable }] = operations[position]!;
-      if (operation.kind !== 'collect' || !(await durable.then(() => true, () => false))) continue;
-      yield { position, collect: { key, ref: operation.ref, payer: operation.from as PartyId, amount: { amount: operation.amount, asset: operation.asset } } };
+    for (let position = from; position < this.order.length; position++) {
+      const place = await this.collectAt(position);
+      if (place !== 'none') yield { position, place };
     }
+  }
+
+  /** The collect at `position` if it is on disk; one whose write failed never happened as far as a restart can tell. */
+  async collectAt(position: number): Promise<CollectPlace> {
+    const key = this.order[position];
+    const done = key === undefined ? undefined : this.applied.get(key);
+    if (done?.operation.kind !== 'collect' || !(await done.durable.then(() => true, () => false))) return 'none';
+    const { ref, from, amount, asset } = done.operation;
+    return { key: key!, ref, payer: from as PartyId, amount: { amount, asset } };
   }
 
   async health(): Promise<RailHealth> {
@@ -184,6 +192,7 @@ export class MockRail implements Rail {
     ]);
     const applied = { operation, durable };
     this.applied.set(key, applied);
+    this.order.push(key);
     return applied;
   }
 

@@ -68,7 +68,7 @@ test('after a failed write the ledger takes no more operations and says it is no
   }
   assert.is((await rail.health()).live, false);
   const seen = [];
-  for await (const { collect } of rail.collects(0)) seen.push(collect?.key);
+  for await (const { place } of rail.collects(0)) seen.push(place);
   assert.equal(seen, [], 'a collect that never reached the disk is not reported');
 });
 

@@ -1,0 +1,75 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { CreditHolds, type AskPlace } from '../../rails/credit/credit-holds.js';
+import type { ReserveBody } from '../../rails/credit/wallet-client.js';
+import { startJournalBench, type JournalBench } from '../support/journal-bench.js';
+
+// The credit rail's holds on NATS, as the reconciler walks them: every ask (a key's first, or one after a
+// refusal) is a place of its own, answered by the record after it; so a hold made after a refusal is never
+// hidden behind a place already judged.
+
+const test = suite<{ bench: JournalBench; holds: CreditHolds }>('credit holds');
+test.before(async (context) => {
+  context.bench = await startJournalBench('credit-holds');
+  context.holds = new CreditHolds(context.bench.nats.js, context.bench.nats.jsm);
+});
+test.after(({ bench }) => bench.stop());
+
+let keys = 0;
+const newKey = () => `p_${(++keys).toString(16).padStart(32, '0')}:fund.0:ed25519:payer`;
+const request = (key: string): ReserveBody => ({
+  walletId: 'w_1',
+  amount: { amount: '100', asset: 'USD' },
+  activity: { kind: 'pact', pactId: key.split(':')[0]!, party: 'ed25519:payer', role: 'funder' },
+  expiresAt: '2030-01-01T00:00:00.000Z',
+  memo: 'test',
+});
+
+async function placesOf(holds: CreditHolds, key: string, from = 0): Promise<AskPlace[]> {
+  const places: AskPlace[] = [];
+  for await (const place of holds.asks(from)) if (place.ask.key === key) places.push(place);
+  return places;
+}
+
+const answerOf = (place: AskPlace) => place.answer?.reservationId ?? place.answer?.refused ?? 'unanswered';
+
+test('an ask answered with a reservation is one place', async ({ holds }) => {
+  const key = newKey();
+  const ask = await holds.asking(key, request(key));
+  assert.equal((await placesOf(holds, key)).map(answerOf), ['unanswered']);
+  await holds.reserved(ask, 'r_1');
+  assert.equal((await placesOf(holds, key)).map(answerOf), ['r_1']);
+  assert.equal(await holds.asking(key, request(key)), { ...ask, reservationId: 'r_1', attempt: 1 }, 'a reservation stands');
+});
+
+test('an ask after a refusal is a place of its own', async ({ holds }) => {
+  const key = newKey();
+  await holds.refused(await holds.asking(key, request(key)), 'insufficient_credit');
+  const again = await holds.asking(key, request(key));
+  assert.is(again.attempt, 2);
+  await holds.reserved(again, 'r_2');
+  const places = await placesOf(holds, key);
+  assert.equal(places.map(answerOf), ['insufficient_credit', 'r_2']);
+  assert.equal(await holds.askAt(places[1]!.seq), places[1]);
+  assert.equal((await placesOf(holds, key, places[0]!.seq + 1)).map(answerOf), ['r_2'], 'a walk starts where it is told');
+});
+
+test('a reservation recorded after a refusal of the same ask gets an ask of its own first', async ({ holds }) => {
+  const key = newKey();
+  const ask = await holds.asking(key, request(key));
+  await holds.refused(ask, 'insufficient_credit'); // one answer refused…
+  await holds.reserved(ask, 'r_3'); // …the other, to the same ask, held
+  assert.equal((await placesOf(holds, key)).map(answerOf), ['insufficient_credit', 'r_3']);
+  assert.is((await holds.latest(key))?.reservationId, 'r_3');
+});
+
+test('no ask is found where a key has none', async ({ holds }) => {
+  const key = newKey();
+  await holds.reserved(await holds.asking(key, request(key)), 'r_4');
+  const [place] = await placesOf(holds, key);
+  assert.is(await holds.askAt(place!.seq + 1), undefined, 'the reservation is no ask');
+  assert.is(await holds.askAt(0), undefined);
+  assert.is(await holds.askAt(1_000_000), undefined);
+});
+
+test.run();
