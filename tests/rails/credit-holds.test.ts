@@ -1,6 +1,11 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import type { Pact } from '../../machines/pact/types.js';
 import { CreditHolds, type AskPlace } from '../../rails/credit/credit-holds.js';
+import { CreditRail } from '../../rails/credit/credit-rail.js';
+import type { WalletClient } from '../../rails/credit/wallet-client.js';
+import { RailError } from '../../rails/rail.js';
+import { generateKeyPair } from '../../protocol/sign.js';
 import type { ReserveBody } from '../../rails/credit/wallet-client.js';
 import { startJournalBench, type JournalBench } from '../support/journal-bench.js';
 
@@ -15,12 +20,13 @@ test.before(async (context) => {
 });
 test.after(({ bench }) => bench.stop());
 
+const payer = generateKeyPair().party;
 let keys = 0;
-const newKey = () => `p_${(++keys).toString(16).padStart(32, '0')}:fund.0:ed25519:payer`;
+const newKey = () => `p_${(++keys).toString(16).padStart(32, '0')}:fund.0:${payer}`;
 const request = (key: string): ReserveBody => ({
   walletId: 'w_1',
   amount: { amount: '100', asset: 'USD' },
-  activity: { kind: 'pact', pactId: key.split(':')[0]!, party: 'ed25519:payer', role: 'funder' },
+  activity: { kind: 'pact', pactId: key.split(':')[0]!, party: payer, role: 'funder' },
   expiresAt: '2030-01-01T00:00:00.000Z',
   memo: 'test',
 });
@@ -70,6 +76,43 @@ test('no ask is found where a key has none', async ({ holds }) => {
   assert.is(await holds.askAt(place!.seq + 1), undefined, 'the reservation is no ask');
   assert.is(await holds.askAt(0), undefined);
   assert.is(await holds.askAt(1_000_000), undefined);
+});
+
+/** The credit rail over these holds, its pacts in `state`, its wallet answering every reservation with `reserve`. */
+function creditRail(holds: CreditHolds, state: Pact['state'], reserve: () => Promise<unknown>): CreditRail {
+  const wallet = { reserve } as unknown as WalletClient;
+  return new CreditRail({ wallet, holds, walletOf: async () => 'w_1', pactOf: async () => ({ state }) as Pact, now: Date.now });
+}
+
+test('an unanswered ask is undetermined while its pact takes funds; then a refusal the wallet gives is recorded, and it held nothing', async ({ holds }) => {
+  const key = newKey();
+  await holds.asking(key, request(key)); // the answer lost to a crash
+  const [place] = await placesOf(holds, key);
+  let asked = 0;
+  const refusing = async () => {
+    asked++;
+    throw new RailError('insufficient_funds', 'wallet w_1 has 10 available');
+  };
+  assert.is(await creditRail(holds, 'CREATED', refusing).collectAt(place!.seq), 'undetermined');
+  assert.is(asked, 0, 'the payer may still retry: not asked');
+  const moved = creditRail(holds, 'CANCELLED', refusing);
+  assert.is(await moved.collectAt(place!.seq), 'none');
+  assert.is((await holds.latest(key))?.refused, 'insufficient_funds');
+  assert.is(await moved.collectAt(place!.seq), 'none');
+  assert.is(asked, 1, 'asked once: the refusal is on record');
+});
+
+test('an unanswered ask the wallet cannot answer now stays undetermined; one it holds is a collect', async ({ holds }) => {
+  const key = newKey();
+  await holds.asking(key, request(key));
+  const [place] = await placesOf(holds, key);
+  const down = creditRail(holds, 'CANCELLED', async () => {
+    throw new RailError('rail_failure', 'the wallet service did not answer');
+  });
+  assert.is(await down.collectAt(place!.seq), 'undetermined');
+  const up = creditRail(holds, 'CANCELLED', async () => ({ id: 'r_5', status: 'held' }));
+  assert.equal(await up.collectAt(place!.seq), { key, ref: 'r_5', payer, amount: { amount: '100', asset: 'USD' } });
+  assert.is((await holds.latest(key))?.reservationId, 'r_5');
 });
 
 test.run();
