@@ -79,9 +79,13 @@ export class CreditHolds extends StreamJournal<CreditHold> {
     }
   }
 
-  /** Records that the wallet refused the ask (the reconciler then leaves the key alone until it is asked again). */
+  /**
+   * Records that the wallet refused the ask `hold`, while that ask is still the key's latest record: a refusal
+   * that comes late (after a reservation, or once the key was asked again) answers nothing any more.
+   */
   async refused(hold: CreditHold, reason: string): Promise<void> {
-    await this.follow(hold.key, await this.last(hold.key), (previous) => (previous?.reservationId ? undefined : { ...unnumbered(hold), refused: reason }));
+    const answers = (previous: CreditHold | undefined) => previous !== undefined && isAsk(previous) && previous.attempt === hold.attempt;
+    await this.follow(hold.key, await this.last(hold.key), (previous) => (answers(previous) ? { ...unnumbered(hold), refused: reason } : undefined));
   }
 
   /** The newest record of a collect key. */

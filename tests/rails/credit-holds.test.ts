@@ -69,6 +69,16 @@ test('a reservation recorded after a refusal of the same ask gets an ask of its 
   assert.is((await holds.latest(key))?.reservationId, 'r_3');
 });
 
+test('a refusal that comes late, once the key was asked again, answers nothing', async ({ holds }) => {
+  const key = newKey();
+  const first = await holds.asking(key, request(key));
+  await holds.refused(first, 'insufficient_credit');
+  const again = await holds.asking(key, request(key));
+  await holds.refused(first, 'insufficient_credit'); // the first ask's other answer, late
+  assert.equal(await holds.latest(key), again);
+  assert.equal((await placesOf(holds, key)).map(answerOf), ['insufficient_credit', 'unanswered']);
+});
+
 test('no ask is found where a key has none', async ({ holds }) => {
   const key = newKey();
   await holds.reserved(await holds.asking(key, request(key)), 'r_4');
