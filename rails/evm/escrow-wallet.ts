@@ -43,10 +43,17 @@ export class EscrowWallet {
   private readonly txs: WalletTx[] = [];
   private readonly byKey = new Map<string, WalletTx[]>();
   private readonly byClaim = new Map<string, WalletTx[]>();
-  /** When this process first saw each transaction without a receipt (a stalled nonce holds all later ones). */
+  private readonly byHash = new Map<string, WalletTx>();
+  /** Collects by rail and party (`collectsOf`): where a payout without a bound address goes. */
+  private readonly collectsByPayer = new Map<string, WalletTx[]>();
+  /** The transactions without a known outcome, in log order: what is sent again, and what `unsettled` counts. */
+  private readonly unknown = new Map<Hex, WalletTx>();
+  /** When this process first counted each transaction without a receipt (a stalled nonce holds all later ones). */
   private readonly unsettledSince = new Map<Hex, number>();
   private catchingUp: Promise<void> | undefined;
   private readonly outcomes = new Map<Hex, TxOutcome>();
+  /** Successful collects less successful payouts, added up as their outcomes become known (`liabilities`). */
+  private owed = 0n;
   private queue: Promise<unknown> = Promise.resolve();
   private resender: NodeJS.Timeout | undefined;
 
@@ -113,27 +120,39 @@ export class EscrowWallet {
     return this.txs;
   }
 
+  /** Every transaction recorded for `claim` (a collect key, or a payout's key), oldest first. */
+  async claimed(claim: string): Promise<readonly WalletTx[]> {
+    await this.catchUp();
+    return this.byClaim.get(claim) ?? [];
+  }
+
+  /** The recorded transaction with hash `hash`. */
+  async recorded(hash: string): Promise<WalletTx | undefined> {
+    await this.catchUp();
+    return this.byHash.get(hash);
+  }
+
+  /** The collects `party` paid on `rail`, oldest first. */
+  async collectsOf(rail: string, party: string): Promise<readonly WalletTx[]> {
+    await this.catchUp();
+    return this.collectsByPayer.get(payerKey(rail, party)) ?? [];
+  }
+
   /** What escrow owes: every successful collect less every successful payout (both rails), in token units. */
   liabilities(): bigint {
-    let owed = 0n;
-    for (const tx of this.txs) {
-      if (this.outcomes.get(tx.hash) !== 'success') continue;
-      owed += tx.purpose.kind === 'collect' ? BigInt(tx.purpose.amount) : -BigInt(tx.purpose.amount);
-    }
-    return owed;
+    return this.owed;
   }
 
   /** Recorded transactions with no receipt seen yet (sent, or recorded just before a crash), and how long the oldest has waited. */
   unsettled(): { count: number; oldestMs: number } {
     const now = Date.now();
     let oldest = now;
-    for (const tx of this.txs) {
-      if (this.outcomes.has(tx.hash)) continue;
-      const since = this.unsettledSince.get(tx.hash) ?? now;
-      this.unsettledSince.set(tx.hash, since);
+    for (const hash of this.unknown.keys()) {
+      const since = this.unsettledSince.get(hash) ?? now;
+      this.unsettledSince.set(hash, since);
       oldest = Math.min(oldest, since);
     }
-    return { count: this.unsettledSince.size, oldestMs: now - oldest };
+    return { count: this.unknown.size, oldestMs: now - oldest };
   }
 
   /** The latest transaction of `txs` that succeeded or may still; undefined when all reverted. */
@@ -189,11 +208,20 @@ export class EscrowWallet {
     if (seq <= this.seq) return;
     this.seq = seq;
     this.txs.push(tx);
-    for (const [index, id] of [[this.byKey, tx.key], [this.byClaim, claimOf(tx)]] as const) {
-      const list = index.get(id) ?? [];
-      list.push(tx);
-      index.set(id, list);
-    }
+    this.byHash.set(tx.hash, tx);
+    listIn(this.byKey, tx.key, tx);
+    listIn(this.byClaim, claimOf(tx), tx);
+    if (tx.purpose.kind === 'collect') listIn(this.collectsByPayer, payerKey(tx.purpose.rail, tx.purpose.party), tx);
+    const outcome = this.outcomes.get(tx.hash);
+    if (outcome) this.count(tx, outcome);
+    else this.unknown.set(tx.hash, tx);
+  }
+
+  /** Books the outcome of an adopted transaction, once. */
+  private count(tx: WalletTx, outcome: TxOutcome): void {
+    this.unknown.delete(tx.hash);
+    this.unsettledSince.delete(tx.hash);
+    if (outcome === 'success') this.owed += tx.purpose.kind === 'collect' ? BigInt(tx.purpose.amount) : -BigInt(tx.purpose.amount);
   }
 
   /** Reads what the log holds after what this wallet has; callers at the same time share one read. */
@@ -215,8 +243,10 @@ export class EscrowWallet {
     try {
       const receipt = await this.reader.getTransactionReceipt({ hash: tx.hash });
       const outcome = receipt.status === 'success' ? 'success' : 'reverted';
+      if (this.outcomes.has(tx.hash)) return outcome; // another read of the same receipt got there first
       this.outcomes.set(tx.hash, outcome);
-      this.unsettledSince.delete(tx.hash);
+      const adopted = this.byHash.get(tx.hash);
+      if (adopted) this.count(adopted, outcome); // one not adopted yet is counted when it is
       return outcome;
     } catch (error) {
       if (error instanceof TransactionReceiptNotFoundError) return undefined;
@@ -239,12 +269,20 @@ export class EscrowWallet {
   private async resendUnsettled(): Promise<void> {
     try {
       await this.catchUp();
-      for (const tx of this.txs) if (!this.outcomes.has(tx.hash) && !(await this.receiptOutcome(tx))) await this.broadcast(tx);
+      for (const tx of [...this.unknown.values()]) if (!(await this.receiptOutcome(tx))) await this.broadcast(tx);
     } catch (error) {
       console.error('resending escrow transactions failed; the next pass tries again:', shortError(error));
     }
   }
 }
+
+function listIn<K>(index: Map<K, WalletTx[]>, id: K, tx: WalletTx): void {
+  const list = index.get(id);
+  if (list) list.push(tx);
+  else index.set(id, [tx]);
+}
+
+const payerKey = (rail: string, party: string) => `${rail} ${party}`;
 
 /** viem's errors carry the request (a signed transaction) in their text: only the first line is logged. */
 export const shortError = (error: unknown) => String(error).split('\n')[0];

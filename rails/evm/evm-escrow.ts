@@ -142,8 +142,8 @@ export class EvmEscrow {
   }
 
   private async settledCollect(collectKey: string): Promise<WalletTx | undefined> {
-    const earlier = (await this.wallet.transactions()).filter((tx) => tx.purpose.kind === 'collect' && tx.purpose.collectKey === collectKey);
-    for (const tx of earlier.reverse()) {
+    const earlier = (await this.wallet.claimed(collectKey)).filter((tx) => tx.purpose.kind === 'collect');
+    for (const tx of [...earlier].reverse()) {
       const outcome = await this.wallet.outcome(tx, COLLECT_WAIT_MS);
       if (outcome === 'success') return tx;
       if (outcome === undefined) throw ambiguous();
@@ -184,15 +184,14 @@ export class EvmEscrow {
   }
 
   private async payeeAddress(rail: string, request: PayoutRequest): Promise<Address | undefined> {
-    const transactions = await this.wallet.transactions();
     if (request.reverses !== undefined) {
-      const reversed = transactions.find((tx) => tx.hash === request.reverses);
+      const reversed = await this.wallet.recorded(request.reverses);
       if (reversed?.purpose.kind !== 'collect') throw new RailError('rail_failure', `the collect ${request.reverses} to pay back is not in the escrow's log`);
       return reversed.purpose.payer;
     }
     const bound = await this.boundAddressOf(rail, request.payee);
     if (bound) return bound as Address;
-    const paidIn = transactions.filter((tx) => tx.purpose.kind === 'collect' && tx.purpose.rail === rail && tx.purpose.party === request.payee).reverse();
+    const paidIn = [...(await this.wallet.collectsOf(rail, request.payee))].reverse();
     const samePact = paidIn.filter((tx) => tx.purpose.pactId === request.pactId);
     for (const tx of [...samePact, ...paidIn]) {
       if (tx.purpose.kind === 'collect' && (await this.wallet.receiptOutcome(tx)) === 'success') return tx.purpose.payer;

@@ -68,6 +68,23 @@ test('two nodes paying 20 payouts at once, each twice: each paid once, nonces un
   }
 });
 
+test('the books: what escrow owes and what is unsettled, as every node and a restarted one count them', async ({ chain, nats, wallets }) => {
+  const reader = chainReader(plainChain(chain.chainId, chain.rpcUrl), 20);
+  const restarted = await EscrowWallet.open(chain.escrow.account, reader, new WalletLog(nats.js, nats.jsm, chain.escrow.address));
+  try {
+    for (const wallet of [...wallets, restarted]) {
+      const recorded = await wallet.transactions();
+      for (const tx of recorded) assert.is(await wallet.outcome(tx, 20_000), 'success');
+      const owed = recorded.reduce((sum, tx) => sum + (tx.purpose.kind === 'collect' ? 1n : -1n) * BigInt(tx.purpose.amount), 0n);
+      assert.is(wallet.liabilities(), owed);
+      assert.is(owed, -210n, 'the 20 payouts above, no collects');
+      assert.equal(wallet.unsettled(), { count: 0, oldestMs: 0 });
+    }
+  } finally {
+    restarted.stop();
+  }
+});
+
 test('an authorization key spent on one claim is refused for another, even when both arrive at once', async ({ chain, wallets }) => {
   const payee = testWallet('wallet test payee 2');
   const collect = (claim: string) => ({ kind: 'collect', rail: 'x402', collectKey: claim, pactId: 'p_1', party: 'ed25519:x', payer: payee.address, amount: '1' }) as never;
