@@ -36,7 +36,7 @@ export class Reconciler extends PeriodicPass {
     return this.progress.get(rail) ?? { next: 0, open: new Set() };
   }
 
-  /** One pass over every rail (one that fails does not hold up the others); resolves to the number of collects paid back. */
+  /** One pass over every rail (one whose walk fails does not hold up the others); resolves to the number of collects paid back. */
   protected async pass(): Promise<number> {
     let reversed = 0;
     for (const rail of this.rails.values()) {
@@ -53,15 +53,21 @@ export class Reconciler extends PeriodicPass {
     let progress = this.progress.get(rail.name);
     if (!progress) this.progress.set(rail.name, (progress = { next: 0, open: new Set() }));
     let reversed = 0;
-    const judge = async (position: number, place: CollectPlace) => {
-      const judgement = await this.judge(rail, place);
+    /** Judges one place; one that cannot be judged now (a read that fails) stays open and holds up no other. */
+    const judge = async (position: number, place: () => Promise<CollectPlace>) => {
+      const judgement = await place()
+        .then((known) => this.judge(rail, known))
+        .catch((error: unknown) => {
+          console.error(`reconciliation of place ${position} of the ${rail.name} rail failed; the next pass asks again:`, String(error));
+          return 'open' as const;
+        });
       if (judgement === 'reversed') reversed++;
       if (judgement === 'open') progress.open.add(position);
       else progress.open.delete(position);
     };
-    for (const position of [...progress.open]) await judge(position, await rail.collectAt(position));
+    for (const position of [...progress.open]) await judge(position, () => rail.collectAt(position));
     for await (const { position, place } of rail.collects(progress.next)) {
-      await judge(position, place);
+      await judge(position, async () => place);
       progress.next = position + 1;
     }
     return reversed;

@@ -142,8 +142,9 @@ export interface Rail {
   payout(request: PayoutRequest): Promise<RailReceipt>;
   /**
    * The places of the rail's collects from position `from` on, in order, for the reconciler that reverses the
-   * collects no pact recorded. Positions increase and keep their meaning for the life of the process; a key is
-   * collected at one place at most; a place left out, or once `none`, never becomes a collect.
+   * collects no pact recorded. Positions increase and keep their meaning for the life of the process; a key's
+   * collect is reported at one place at most; a place left out, or once `none`, never becomes a collect. Reading
+   * may settle what a crash left open (the credit rail asks the wallet again for a hold whose answer was lost).
    */
   collects(from: number): AsyncIterable<CollectAt>;
   /** What the place at `position`, one `collects` reported, is now. */

@@ -5,8 +5,9 @@ import type { ReserveBody } from './wallet-client.js';
 
 /**
  * A collect on the credit rail: the reservation asked for under a collect key, recorded before the wallet is asked
- * (`reservationId` null), again once it answered with a hold, or with why it refused. A collect whose answer a crash
- * lost is still known: asking again with the same body and key finds the same reservation.
+ * (an ask: `reservationId` and `refused` null), again once it answered with a hold, or with why it refused. A fund
+ * after a refusal asks again, and a hold answered after a refusal is recorded after an ask of its own. A collect
+ * whose answer a crash lost is still known: asking again with the same body and key finds the same reservation.
  */
 export interface CreditHold {
   /** The collect key (`<pactId>:fund.<round>:<party>`). */
@@ -100,7 +101,7 @@ export class CreditHolds extends StreamJournal<CreditHold> {
       if (!message) return;
       seq = message.seq + 1;
       const hold = decodeHold(message.data, message.subject);
-      if (hold && isAsk(hold)) yield { seq: message.seq, ask: hold, answer: await this.after(message.seq, hold.key) };
+      if (hold && isAsk(hold)) yield { seq: message.seq, ask: hold, answer: await this.answerOf(message.seq, hold.key) };
     }
   }
 
@@ -108,13 +109,26 @@ export class CreditHolds extends StreamJournal<CreditHold> {
   async askAt(seq: number): Promise<AskPlace | undefined> {
     const message = seq > 0 ? await streamMessage(this.manager, RAILS_STREAM, { seq }) : undefined;
     const hold = message && decodeHold(message.data, message.subject);
-    return hold && isAsk(hold) ? { seq, ask: hold, answer: await this.after(seq, hold.key) } : undefined;
+    return hold && isAsk(hold) ? { seq, ask: hold, answer: await this.answerOf(seq, hold.key) } : undefined;
   }
 
-  /** The key's first record after stream sequence `seq`. */
-  private async after(seq: number, key: string): Promise<CreditHold | undefined> {
-    const message = await streamMessage(this.manager, RAILS_STREAM, { seq: seq + 1, next_by_subj: creditHoldSubject(key) });
-    return message ? decodeHold(message.data, message.subject) : undefined;
+  /**
+   * What answered the ask at stream sequence `seq`: of the key's records after it, up to its next ask, a
+   * reservation (streams written before a reservation after a refusal got an ask of its own hold one after a
+   * refusal), else a refusal; undefined while there is neither.
+   */
+  private async answerOf(seq: number, key: string): Promise<CreditHold | undefined> {
+    let refusal: CreditHold | undefined;
+    for (let next = seq + 1; ; ) {
+      const message = await streamMessage(this.manager, RAILS_STREAM, { seq: next, next_by_subj: creditHoldSubject(key) });
+      if (!message) return refusal;
+      next = message.seq + 1;
+      const record = decodeHold(message.data, message.subject);
+      if (!record) continue;
+      if (isAsk(record)) return refusal;
+      if (record.reservationId) return record;
+      refusal = record;
+    }
   }
 
   private async last(key: string): Promise<Positioned<CreditHold> | undefined> {

@@ -4,7 +4,7 @@ import type { PartyId } from '../../protocol/party.js';
 import { crashPoint } from '../../runtime/crash-points.js';
 import { BoundedMap } from '../../storage/bounded-map.js';
 import { WALLET_ID } from '../../wallet/secrets.js';
-import { RailError, type Collected, type CollectAt, type CollectPlace, type CollectRequest, type PayoutRequest, type Quote, type QuoteRequest, type Rail, type RailHealth, type RailReceipt } from '../rail.js';
+import { RailError, type CollectAt, type CollectPlace, type CollectRequest, type PayoutRequest, type Quote, type QuoteRequest, type Rail, type RailHealth, type RailReceipt } from '../rail.js';
 import type { AskPlace, CreditHold, CreditHolds } from './credit-holds.js';
 import { planPayouts, type Source, type SourcePlan } from './payout-plan.js';
 import type { WalletClient } from './wallet-client.js';
@@ -131,30 +131,32 @@ export class CreditRail implements Rail {
   }
 
   /** The hold an ask made: its reservation; none when refused (an ask after it is a place of its own). */
-  private async placeOf({ ask, answer }: AskPlace): Promise<CollectPlace> {
-    if (!answer) return this.lostAnswer(ask);
-    return answer.reservationId ? this.collectOf(ask, answer.reservationId) : 'none';
+  private async placeOf(asked: AskPlace): Promise<CollectPlace> {
+    return asked.answer ? this.answered(asked) : this.lostAnswer(asked);
   }
 
-  private collectOf({ key, request }: CreditHold, reservationId: string): Collected {
-    return { key, ref: reservationId, payer: request.activity.party as PartyId, amount: request.amount };
+  private answered({ ask, answer }: AskPlace): CollectPlace {
+    if (!answer) return 'undetermined';
+    return answer.reservationId ? { key: ask.key, ref: answer.reservationId, payer: ask.request.activity.party as PartyId, amount: ask.request.amount } : 'none';
   }
 
   /**
    * An ask whose answer a crash lost is asked for again (the same body and key find it) only once its pact has
    * left CREATED, when no retry can record it any more: if it was never made, it is made now and, orphaned,
-   * released at once by the reconciler; if the wallet refuses it now, that is recorded, and it held nothing.
+   * released at once by the reconciler; if the wallet refuses it now, that is recorded, and it held nothing. The
+   * place is then read again: another node's answer may have come first.
    */
-  private async lostAnswer(ask: CreditHold): Promise<CollectPlace> {
+  private async lostAnswer({ seq, ask }: AskPlace): Promise<CollectPlace> {
     const pact = await this.deps.pactOf(ask.request.activity.pactId);
     if (!pact || pact.state === 'CREATED') return 'undetermined'; // the payer's retry finds the hold
     try {
-      return this.collectOf(ask, (await this.reserve(ask)).id);
+      await this.reserve(ask);
     } catch (error) {
       if (!(error instanceof RailError) || error.code === 'rail_failure') return 'undetermined'; // the wallet cannot say now: the next pass asks again
       await this.deps.holds.refused(ask, error.code);
-      return 'none';
     }
+    const now = await this.deps.holds.askAt(seq);
+    return now ? this.answered(now) : 'undetermined';
   }
 
   async health(): Promise<RailHealth> {

@@ -101,13 +101,10 @@ export class EvmEscrow {
     });
   }
 
-  /** The collect transactions of `rail`, each at its place in the wallet's log. */
+  /** The wallet's log: the collects of `rail`, and none at its other transactions. */
   async *collects(rail: string, from: number): AsyncIterable<CollectAt> {
     const txs = await this.wallet.transactions();
-    for (let position = from; position < txs.length; position++) {
-      const place = await this.placeOf(rail, txs[position]!);
-      if (place !== 'none') yield { position, place };
-    }
+    for (let position = from; position < txs.length; position++) yield { position, place: await this.placeOf(rail, txs[position]!) };
   }
 
   async collectAt(rail: string, position: number): Promise<CollectPlace> {

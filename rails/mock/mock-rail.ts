@@ -122,12 +122,9 @@ export class MockRail implements Rail {
     });
   }
 
-  /** The ledger's collects, each at its operation's place in the order this process knows them. */
+  /** The ledger's operations in the order this process knows them: its collects, and none at the others. */
   async *collects(from: number): AsyncIterable<CollectAt> {
-    for (let position = from; position < this.order.length; position++) {
-      const place = await this.collectAt(position);
-      if (place !== 'none') yield { position, place };
-    }
+    for (let position = from; position < this.order.length; position++) yield { position, place: await this.collectAt(position) };
   }
 
   /** The collect at `position` if it is on disk; one whose write failed never happened as far as a restart can tell. */

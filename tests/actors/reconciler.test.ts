@@ -10,7 +10,8 @@ import { generateKeyPair } from '../../protocol/sign.js';
 import { pactFrom, twoPartySpec } from '../support/pacts.js';
 
 // What the reconciler keeps between passes, what each pass reads, and what it pays back, over a rail that
-// reports the places it is given (the mock, credit and EVM rails have their own tests through the service).
+// reports the places it is given (tests/rails/ has the mock's and the credit rail's own places; the service's
+// tests reconcile on every rail).
 
 const a = generateKeyPair();
 const b = generateKeyPair();
@@ -77,8 +78,14 @@ class Places {
     return rail as unknown as Rail;
   }
 
-  reconciler(): Reconciler {
-    return new Reconciler(new Map([['mock', this.rail]]), async (pactId) => this.pacts.get(pactId));
+  /** Pacts whose read fails (the read model cannot answer for them now). `others` are reconciled first. */
+  readonly unreadable = new Set<string>();
+
+  reconciler(others: [string, Rail][] = []): Reconciler {
+    return new Reconciler(new Map([...others, ['mock', this.rail]]), async (pactId) => {
+      if (this.unreadable.has(pactId)) throw new Error(`${pactId} cannot be read now`);
+      return this.pacts.get(pactId);
+    });
   }
 
   keyAt(index: number): string {
@@ -188,6 +195,24 @@ test('a walk that fails keeps what it judged and goes on from there', async () =
   await reconciler.run();
   assert.equal(places.passesFrom, [0, 3]);
   assert.equal(places.reversals, [0, 1, 2, 3].map((i) => `${places.keyAt(i)}:reversal`));
+});
+
+test('a place that cannot be judged now stays open and holds up no other, and no other rail', async () => {
+  const places = new Places();
+  const ids = ['r0', 'r1', 'r2'].map((receipt) => places.collectOfNewPact(receipt));
+  for (const id of ids) places.cancel(id);
+  places.unreadable.add(ids[0]!);
+  const other = new Places();
+  other.cancel(other.collectOfNewPact('o0'));
+  other.failWalkAfter = 0;
+  const reconciler = places.reconciler([['credit', { ...other.rail, name: 'credit' }]]);
+  await reconciler.run();
+  assert.equal(places.reversals, [1, 2].map((i) => `${places.keyAt(i)}:reversal`));
+  assert.equal(reconciler.progressOf('mock'), { next: 5, open: new Set([0]) });
+  places.unreadable.clear();
+  await reconciler.run();
+  assert.equal(places.reversals, [1, 2, 0].map((i) => `${places.keyAt(i)}:reversal`));
+  assert.equal(reconciler.progressOf('mock').open, new Set());
 });
 
 test.run();

@@ -6,6 +6,7 @@ import { CreditRail } from '../../rails/credit/credit-rail.js';
 import type { WalletClient } from '../../rails/credit/wallet-client.js';
 import { RailError } from '../../rails/rail.js';
 import { generateKeyPair } from '../../protocol/sign.js';
+import { creditHoldSubject, RAILS_STREAM } from '../../actors/subjects.js';
 import type { ReserveBody } from '../../rails/credit/wallet-client.js';
 import { startJournalBench, type JournalBench } from '../support/journal-bench.js';
 
@@ -79,6 +80,37 @@ test('a refusal that comes late, once the key was asked again, answers nothing',
   assert.equal((await placesOf(holds, key)).map(answerOf), ['insufficient_credit', 'unanswered']);
 });
 
+test('keys asked at once are each answered by their own records', async ({ holds }) => {
+  const [k1, k2] = [newKey(), newKey()];
+  const a1 = await holds.asking(k1, request(k1));
+  const a2 = await holds.asking(k2, request(k2));
+  await holds.refused(a2, 'insufficient_credit');
+  await holds.reserved(a1, 'r_6');
+  assert.equal((await placesOf(holds, k1)).map(answerOf), ['r_6']);
+  assert.equal((await placesOf(holds, k2)).map(answerOf), ['insufficient_credit']);
+});
+
+test('a reservation and a refusal of one ask recorded at once: the reservation is found at a place', async ({ holds }) => {
+  for (let i = 0; i < 5; i++) {
+    const key = newKey();
+    const ask = await holds.asking(key, request(key));
+    const answers = [() => holds.reserved(ask, `r_${key}`), () => holds.refused(ask, 'insufficient_credit')];
+    await Promise.all((i % 2 ? answers.reverse() : answers).map((answer) => answer()));
+    const found = (await placesOf(holds, key)).map(answerOf);
+    assert.is(found.filter((answer) => answer === `r_${key}`).length, 1, found.join());
+    assert.is((await holds.latest(key))?.reservationId, `r_${key}`);
+  }
+});
+
+test('a stream written before asks came between a refusal and a reservation: the reservation answers the ask', async ({ bench, holds }) => {
+  const key = newKey();
+  const ask = await holds.asking(key, request(key));
+  await holds.refused(ask, 'insufficient_credit');
+  const last = await bench.nats.jsm.streams.getMessage(RAILS_STREAM, { last_by_subj: creditHoldSubject(key) });
+  await holds.append({ ...ask, reservationId: 'r_old', attempt: 2 }, last!.seq);
+  assert.equal((await placesOf(holds, key)).map(answerOf), ['r_old']);
+});
+
 test('no ask is found where a key has none', async ({ holds }) => {
   const key = newKey();
   await holds.reserved(await holds.asking(key, request(key)), 'r_4');
@@ -123,6 +155,34 @@ test('an unanswered ask the wallet cannot answer now stays undetermined; one it 
   const up = creditRail(holds, 'CANCELLED', async () => ({ id: 'r_5', status: 'held' }));
   assert.equal(await up.collectAt(place!.seq), { key, ref: 'r_5', payer, amount: { amount: '100', asset: 'USD' } });
   assert.is((await holds.latest(key))?.reservationId, 'r_5');
+});
+
+test('a lost answer that another node gave while this one was refused: the place shows that node\'s hold', async ({ holds }) => {
+  const key = newKey();
+  const ask = await holds.asking(key, request(key));
+  const [place] = await placesOf(holds, key);
+  const refusedAfterTheOther = async () => {
+    await holds.reserved(ask, 'r_other'); // the other node's answer lands first
+    throw new RailError('insufficient_funds', 'wallet w_1 has 10 available');
+  };
+  assert.equal(await creditRail(holds, 'CANCELLED', refusedAfterTheOther).collectAt(place!.seq), { key, ref: 'r_other', payer, amount: { amount: '100', asset: 'USD' } });
+  assert.is((await holds.latest(key))?.reservationId, 'r_other', 'the late refusal recorded nothing');
+});
+
+test('the credit rail reports each ask at its stream sequence, from where it is told', async ({ holds }) => {
+  const [k1, k2] = [newKey(), newKey()];
+  await holds.reserved(await holds.asking(k1, request(k1)), 'r_7');
+  await holds.reserved(await holds.asking(k2, request(k2)), 'r_8');
+  const [p1] = await placesOf(holds, k1);
+  const [p2] = await placesOf(holds, k2);
+  const rail = creditRail(holds, 'ACTIVE', async () => assert.unreachable('nothing to ask'));
+  const reported = async (from: number) => {
+    const places: [number, string][] = [];
+    for await (const { position, place } of rail.collects(from)) if (typeof place === 'object' && [k1, k2].includes(place.key)) places.push([position, place.ref]);
+    return places;
+  };
+  assert.equal(await reported(p1!.seq), [[p1!.seq, 'r_7'], [p2!.seq, 'r_8']]);
+  assert.equal(await reported(p1!.seq + 1), [[p2!.seq, 'r_8']]);
 });
 
 test.run();

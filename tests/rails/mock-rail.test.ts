@@ -35,6 +35,17 @@ test('a key collects once, whatever the retries, and pays out once', async ({ ra
   assert.equal(await rail.balances(), { [payer]: '1000', [MOCK_ESCROW]: '0' });
 });
 
+test('its places are its operations in order: a collect where one was made, none at a payout', async ({ rail }) => {
+  await collect(rail, 'k6', '100');
+  await rail.payout({ key: 'k6:out', pactId: 'p_x', payee: payer, amount: money('100'), purpose: 'refund' });
+  await collect(rail, 'k7', '100');
+  const places = [];
+  for await (const { position, place } of rail.collects(1)) places.push([position, typeof place === 'object' ? place.key : place]);
+  assert.equal(places, [[1, 'none'], [2, 'k7']]);
+  assert.is(((await rail.collectAt(0)) as { key: string }).key, 'k6');
+  assert.is(await rail.collectAt(3), 'none');
+});
+
 test('a payer without the balance is refused and nothing moves', async ({ rail }) => {
   try {
     await collect(rail, 'k2', '1001');
@@ -68,7 +79,7 @@ test('after a failed write the ledger takes no more operations and says it is no
   }
   assert.is((await rail.health()).live, false);
   const seen = [];
-  for await (const { place } of rail.collects(0)) seen.push(place);
+  for await (const { place } of rail.collects(0)) if (place !== 'none') seen.push(place);
   assert.equal(seen, [], 'a collect that never reached the disk is not reported');
 });
 
