@@ -55,7 +55,8 @@ export class Reconciler extends PeriodicPass {
     let reversed = 0;
     /** Judges one place; one that cannot be judged now (a read that fails) stays open and holds up no other. */
     const judge = async (position: number, place: () => Promise<CollectPlace>) => {
-      const judgement = await place()
+      const judgement = await Promise.resolve()
+        .then(place)
         .then((known) => this.judge(rail, known))
         .catch((error: unknown) => {
           console.error(`reconciliation of place ${position} of the ${rail.name} rail failed; the next pass asks again:`, String(error));

@@ -120,9 +120,18 @@ export class CreditRail implements Rail {
     return { key: request.key, ref: from.length === 1 ? from[0]! : reference };
   }
 
-  /** The credit rail's collects: each ask of a hold (`CreditHolds.asks`), at its stream sequence. */
+  /**
+   * The credit rail's collects: each ask of a hold (`CreditHolds.asks`), at its stream sequence. An ask whose
+   * reading fails (its pact, the wallet) is undetermined: it is asked about again, and the walk goes on.
+   */
   async *collects(from: number): AsyncIterable<CollectAt> {
-    for await (const asked of this.deps.holds.asks(from)) yield { position: asked.seq, place: await this.placeOf(asked) };
+    for await (const asked of this.deps.holds.asks(from)) {
+      const place = await this.placeOf(asked).catch((error: unknown): CollectPlace => {
+        console.error(`the credit hold asked at ${asked.seq} cannot be read now:`, String(error));
+        return 'undetermined';
+      });
+      yield { position: asked.seq, place };
+    }
   }
 
   async collectAt(position: number): Promise<CollectPlace> {

@@ -23,6 +23,7 @@ class Places {
   readonly askedAgain: number[] = [];
   readonly reversals: string[] = [];
   failReversals = false;
+  failCollectAt = false;
   failWalkAfter = Infinity;
 
   /** A pact in CREATED whose buyer's fund collected `receipt` at the next place (positions 0, 2, 4…). */
@@ -65,9 +66,10 @@ class Places {
           yield place;
         }
       },
-      async collectAt(position: number): Promise<CollectPlace> {
+      collectAt(position: number): Promise<CollectPlace> {
         places.askedAgain.push(position);
-        return places.places.find((p) => p.position === position)?.place ?? 'none';
+        if (places.failCollectAt) throw new Error('the rail cannot say now'); // thrown, not rejected
+        return Promise.resolve(places.places.find((p) => p.position === position)?.place ?? 'none');
       },
       async payout({ key }: { key: string }) {
         if (places.failReversals) throw new Error('no payouts now');
@@ -213,6 +215,22 @@ test('a place that cannot be judged now stays open and holds up no other, and no
   await reconciler.run();
   assert.equal(places.reversals, [1, 2, 0].map((i) => `${places.keyAt(i)}:reversal`));
   assert.equal(reconciler.progressOf('mock').open, new Set());
+});
+
+test('an open place the rail cannot read again now stays open, and the new places are still read', async () => {
+  const places = new Places();
+  const open = places.collectOfNewPact('r0');
+  const reconciler = places.reconciler();
+  await reconciler.run();
+  places.failCollectAt = true;
+  places.cancel(places.collectOfNewPact('r1'));
+  await reconciler.run();
+  assert.equal(places.reversals, [`${places.keyAt(1)}:reversal`]);
+  assert.equal(reconciler.progressOf('mock'), { next: 3, open: new Set([0]) });
+  places.failCollectAt = false;
+  places.cancel(open);
+  await reconciler.run();
+  assert.equal(places.reversals, [1, 0].map((i) => `${places.keyAt(i)}:reversal`));
 });
 
 test.run();

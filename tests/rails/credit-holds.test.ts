@@ -120,10 +120,17 @@ test('no ask is found where a key has none', async ({ holds }) => {
   assert.is(await holds.askAt(1_000_000), undefined);
 });
 
-/** The credit rail over these holds, its pacts in `state`, its wallet answering every reservation with `reserve`. */
-function creditRail(holds: CreditHolds, state: Pact['state'], reserve: () => Promise<unknown>): CreditRail {
+/**
+ * The credit rail over these holds, its pacts in `state` (but those of `unreadable`, whose read fails), its
+ * wallet answering every reservation with `reserve`.
+ */
+function creditRail(holds: CreditHolds, state: Pact['state'], reserve: () => Promise<unknown>, unreadable = new Set<string>()): CreditRail {
   const wallet = { reserve } as unknown as WalletClient;
-  return new CreditRail({ wallet, holds, walletOf: async () => 'w_1', pactOf: async () => ({ state }) as Pact, now: Date.now });
+  const pactOf = async (pactId: string) => {
+    if (unreadable.has(pactId)) throw new Error(`${pactId} cannot be read now`);
+    return { state } as Pact;
+  };
+  return new CreditRail({ wallet, holds, walletOf: async () => 'w_1', pactOf, now: Date.now });
 }
 
 test('an unanswered ask is undetermined while its pact takes funds; then a refusal the wallet gives is recorded, and it held nothing', async ({ holds }) => {
@@ -167,6 +174,18 @@ test('a lost answer that another node gave while this one was refused: the place
   };
   assert.equal(await creditRail(holds, 'CANCELLED', refusedAfterTheOther).collectAt(place!.seq), { key, ref: 'r_other', payer, amount: { amount: '100', asset: 'USD' } });
   assert.is((await holds.latest(key))?.reservationId, 'r_other', 'the late refusal recorded nothing');
+});
+
+test('an ask whose reading fails is undetermined, and the walk goes on past it', async ({ holds }) => {
+  const [k1, k2] = [newKey(), newKey()];
+  await holds.asking(k1, request(k1)); // answers lost to a crash
+  await holds.asking(k2, request(k2));
+  const [p1] = await placesOf(holds, k1);
+  const [p2] = await placesOf(holds, k2);
+  const rail = creditRail(holds, 'CANCELLED', async () => ({ id: 'r_9', status: 'held' }), new Set([k1.split(':')[0]!]));
+  const reported = [];
+  for await (const { position, place } of rail.collects(p1!.seq)) if (position === p1!.seq || position === p2!.seq) reported.push(typeof place === 'object' ? place.ref : place);
+  assert.equal(reported, ['undetermined', 'r_9']);
 });
 
 test('the credit rail reports each ask at its stream sequence, from where it is told', async ({ holds }) => {
