@@ -8,7 +8,9 @@ import { connectClient, type Nats } from '../../actors/nats.js';
 import { WALLET_STREAM, WALLET_TXS } from '../../actors/subjects.js';
 import { chainReader, plainChain } from '../../rails/evm/chain.js';
 import { tokenTransfer } from '../../rails/evm/eip3009.js';
+import type { EvmConfig } from '../../rails/evm/config.js';
 import { EscrowWallet, KeySpentElsewhere } from '../../rails/evm/escrow-wallet.js';
+import { EvmEscrow } from '../../rails/evm/evm-escrow.js';
 import { WalletLog } from '../../rails/evm/wallet-log.js';
 import { startNatsServer, type NatsServerProcess } from '../../runtime/nats-server.js';
 import { startEvmChain, type EvmChain } from '../support/evm-chain.js';
@@ -96,6 +98,23 @@ test('an authorization key spent on one claim is refused for another, even when 
   assert.equal(outcomes.map((o) => o.status).sort(), ['fulfilled', 'rejected']);
   const refused = outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult;
   assert.instance(refused.reason, KeySpentElsewhere);
+});
+
+test('the EVM rails\' collects are the log\'s places: a rail\'s collect where one succeeded, none elsewhere', async ({ chain, wallets }) => {
+  const escrow = new EvmEscrow({ token: { asset: 'TEST' } } as EvmConfig, wallets[0]!, chainReader(plainChain(chain.chainId, chain.rpcUrl), 20), async () => undefined);
+  const recorded = await wallets[0]!.transactions();
+  const places = async (rail: string, from: number) => {
+    const found: [number, string][] = [];
+    for await (const { position, place } of escrow.collects(rail, from)) found.push([position, typeof place === 'object' ? place.key : place]);
+    return found;
+  };
+  const collectAt = recorded.findIndex((tx) => tx.purpose.kind === 'collect');
+  const expected = recorded.map((tx, i): [number, string] => [i, i === collectAt ? (tx.purpose as { collectKey: string }).collectKey : 'none']);
+  assert.equal(await places('x402', 0), expected);
+  assert.equal(await places('x402', collectAt), expected.slice(collectAt));
+  assert.ok((await places('mpp', 0)).every(([, place]) => place === 'none'), 'the other rail\'s collect is none of its own');
+  assert.is(((await escrow.collectAt('x402', collectAt)) as { ref: string }).ref, recorded[collectAt]!.hash);
+  assert.is(await escrow.collectAt('x402', recorded.length), 'none');
 });
 
 test('a node whose view moves on while it signs judges again: another node paid that claim, so nothing more is paid', async ({ chain, nats, wallets }) => {
