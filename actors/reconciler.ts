@@ -54,7 +54,7 @@ export class Reconciler extends PeriodicPass {
     if (!progress) this.progress.set(rail.name, (progress = { next: 0, open: new Set() }));
     let reversed = 0;
     /** Judges one place; one that cannot be judged now (a read that fails) stays open and holds up no other. */
-    const judge = async (position: number, place: () => Promise<CollectPlace>) => {
+    const judgeAt = async (position: number, place: () => Promise<CollectPlace>) => {
       const judgement = await Promise.resolve()
         .then(place)
         .then((known) => this.judge(rail, known))
@@ -66,9 +66,9 @@ export class Reconciler extends PeriodicPass {
       if (judgement === 'open') progress.open.add(position);
       else progress.open.delete(position);
     };
-    for (const position of [...progress.open]) await judge(position, () => rail.collectAt(position));
+    for (const position of [...progress.open]) await judgeAt(position, () => rail.collectAt(position));
     for await (const { position, place } of rail.collects(progress.next)) {
-      await judge(position, async () => place);
+      await judgeAt(position, async () => place);
       progress.next = position + 1;
     }
     return reversed;
