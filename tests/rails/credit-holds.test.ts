@@ -111,6 +111,14 @@ test('a stream written before asks came between a refusal and a reservation: the
   assert.equal((await placesOf(holds, key)).map(answerOf), ['r_old']);
 });
 
+test('a record that is not one (anyone allowed on NATS could write it) is passed over in an answer', async ({ bench, holds }) => {
+  const key = newKey();
+  const ask = await holds.asking(key, request(key));
+  const junk = await bench.nats.js.publish(creditHoldSubject(key), new TextEncoder().encode('not a record'));
+  await holds.append({ ...ask, reservationId: 'r_junk', attempt: 2 }, junk.seq);
+  assert.equal((await placesOf(holds, key)).map(answerOf), ['r_junk']);
+});
+
 test('no ask is found where a key has none', async ({ holds }) => {
   const key = newKey();
   await holds.reserved(await holds.asking(key, request(key)), 'r_4');
@@ -186,6 +194,18 @@ test('an ask whose reading fails is undetermined, and the walk goes on past it',
   const reported = [];
   for await (const { position, place } of rail.collects(p1!.seq)) if (position === p1!.seq || position === p2!.seq) reported.push(typeof place === 'object' ? place.ref : place);
   assert.equal(reported, ['undetermined', 'r_9']);
+});
+
+test('a lost answer this node holds after another node\'s refusal came first: the hold is at a place of its own', async ({ holds }) => {
+  const key = newKey();
+  const ask = await holds.asking(key, request(key));
+  const [place] = await placesOf(holds, key);
+  const heldAfterTheOthersRefusal = async () => {
+    await holds.refused(ask, 'insufficient_credit'); // the other node's answer lands first
+    return { id: 'r_mine', status: 'held' };
+  };
+  assert.is(await creditRail(holds, 'CANCELLED', heldAfterTheOthersRefusal).collectAt(place!.seq), 'none');
+  assert.equal((await placesOf(holds, key)).map(answerOf), ['insufficient_credit', 'r_mine']);
 });
 
 test('the credit rail reports each ask at its stream sequence, from where it is told', async ({ holds }) => {
