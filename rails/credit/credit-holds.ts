@@ -26,11 +26,11 @@ const unnumbered = ({ attempt: _attempt, ...record }: CreditHold): Unnumbered =>
 
 /**
  * An ask: a key's first record, or one after a refusal (its request asked again). Each is a place among the
- * rail's collects: the record after it answers it (a reservation, or a refusal), and none after a reservation.
+ * rail's collects, answered by the key's records after it (a reservation, or a refusal); none follows a reservation.
  */
 const isAsk = (hold: CreditHold) => hold.reservationId === null && hold.refused === null;
 
-/** A place among the credit rail's collects: an ask at its stream sequence, and the record that answered it. */
+/** A place among the credit rail's collects: an ask at its stream sequence, and the record that answered it (`answerOf`). */
 export interface AskPlace {
   seq: number;
   ask: CreditHold;
@@ -100,22 +100,27 @@ export class CreditHolds extends StreamJournal<CreditHold> {
       const message = await streamMessage(this.manager, RAILS_STREAM, { seq, next_by_subj: CREDIT_HOLDS });
       if (!message) return;
       seq = message.seq + 1;
-      const hold = decodeHold(message.data, message.subject);
-      if (hold && isAsk(hold)) yield { seq: message.seq, ask: hold, answer: await this.answerOf(message.seq, hold.key) };
+      const place = await this.placeIn(message);
+      if (place) yield place;
     }
   }
 
   /** The ask at stream sequence `seq` with its answer; undefined when no ask is there. */
   async askAt(seq: number): Promise<AskPlace | undefined> {
     const message = seq > 0 ? await streamMessage(this.manager, RAILS_STREAM, { seq }) : undefined;
-    const hold = message && decodeHold(message.data, message.subject);
-    return hold && isAsk(hold) ? { seq, ask: hold, answer: await this.answerOf(seq, hold.key) } : undefined;
+    return message ? this.placeIn(message) : undefined;
+  }
+
+  /** The ask `message` holds, with its answer; undefined when it holds none. */
+  private async placeIn(message: { seq: number; data: Uint8Array; subject: string }): Promise<AskPlace | undefined> {
+    const hold = decodeHold(message.data, message.subject);
+    return hold && isAsk(hold) ? { seq: message.seq, ask: hold, answer: await this.answerOf(message.seq, hold.key) } : undefined;
   }
 
   /**
    * What answered the ask at stream sequence `seq`: of the key's records after it, up to its next ask, a
-   * reservation (streams written before a reservation after a refusal got an ask of its own hold one after a
-   * refusal), else a refusal; undefined while there is neither.
+   * reservation, else a refusal; undefined while there is neither. A reservation is looked for past a refusal
+   * because streams written before `reserved` put an ask between them hold one right after a refusal.
    */
   private async answerOf(seq: number, key: string): Promise<CreditHold | undefined> {
     let refusal: CreditHold | undefined;

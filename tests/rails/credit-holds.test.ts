@@ -141,46 +141,51 @@ function creditRail(holds: CreditHolds, state: Pact['state'], reserve: () => Pro
   return new CreditRail({ wallet, holds, walletOf: async () => 'w_1', pactOf, now: Date.now });
 }
 
-test('an unanswered ask is undetermined while its pact takes funds; then a refusal the wallet gives is recorded, and it held nothing', async ({ holds }) => {
+/** A new key's ask whose answer a crash lost, and the stream sequence it sits at. */
+async function unansweredAsk(holds: CreditHolds) {
   const key = newKey();
-  await holds.asking(key, request(key)); // the answer lost to a crash
+  const ask = await holds.asking(key, request(key));
   const [place] = await placesOf(holds, key);
+  return { key, ask, seq: place!.seq };
+}
+
+/** The collect the credit rail reports for a hold `ref` made under `key`. */
+const heldUnder = (key: string, ref: string) => ({ key, ref, payer, amount: { amount: '100', asset: 'USD' } });
+
+test('an unanswered ask is undetermined while its pact takes funds; then a refusal the wallet gives is recorded, and it held nothing', async ({ holds }) => {
+  const { key, seq } = await unansweredAsk(holds);
   let asked = 0;
   const refusing = async () => {
     asked++;
     throw new RailError('insufficient_funds', 'wallet w_1 has 10 available');
   };
-  assert.is(await creditRail(holds, 'CREATED', refusing).collectAt(place!.seq), 'undetermined');
+  assert.is(await creditRail(holds, 'CREATED', refusing).collectAt(seq), 'undetermined');
   assert.is(asked, 0, 'the payer may still retry: not asked');
   const moved = creditRail(holds, 'CANCELLED', refusing);
-  assert.is(await moved.collectAt(place!.seq), 'none');
+  assert.is(await moved.collectAt(seq), 'none');
   assert.is((await holds.latest(key))?.refused, 'insufficient_funds');
-  assert.is(await moved.collectAt(place!.seq), 'none');
+  assert.is(await moved.collectAt(seq), 'none');
   assert.is(asked, 1, 'asked once: the refusal is on record');
 });
 
 test('an unanswered ask the wallet cannot answer now stays undetermined; one it holds is a collect', async ({ holds }) => {
-  const key = newKey();
-  await holds.asking(key, request(key));
-  const [place] = await placesOf(holds, key);
+  const { key, seq } = await unansweredAsk(holds);
   const down = creditRail(holds, 'CANCELLED', async () => {
     throw new RailError('rail_failure', 'the wallet service did not answer');
   });
-  assert.is(await down.collectAt(place!.seq), 'undetermined');
+  assert.is(await down.collectAt(seq), 'undetermined');
   const up = creditRail(holds, 'CANCELLED', async () => ({ id: 'r_5', status: 'held' }));
-  assert.equal(await up.collectAt(place!.seq), { key, ref: 'r_5', payer, amount: { amount: '100', asset: 'USD' } });
+  assert.equal(await up.collectAt(seq), heldUnder(key, 'r_5'));
   assert.is((await holds.latest(key))?.reservationId, 'r_5');
 });
 
 test('a lost answer that another node gave while this one was refused: the place shows that node\'s hold', async ({ holds }) => {
-  const key = newKey();
-  const ask = await holds.asking(key, request(key));
-  const [place] = await placesOf(holds, key);
+  const { key, ask, seq } = await unansweredAsk(holds);
   const refusedAfterTheOther = async () => {
     await holds.reserved(ask, 'r_other'); // the other node's answer lands first
     throw new RailError('insufficient_funds', 'wallet w_1 has 10 available');
   };
-  assert.equal(await creditRail(holds, 'CANCELLED', refusedAfterTheOther).collectAt(place!.seq), { key, ref: 'r_other', payer, amount: { amount: '100', asset: 'USD' } });
+  assert.equal(await creditRail(holds, 'CANCELLED', refusedAfterTheOther).collectAt(seq), heldUnder(key, 'r_other'));
   assert.is((await holds.latest(key))?.reservationId, 'r_other', 'the late refusal recorded nothing');
 });
 
@@ -197,14 +202,12 @@ test('an ask whose reading fails is undetermined, and the walk goes on past it',
 });
 
 test('a lost answer this node holds after another node\'s refusal came first: the hold is at a place of its own', async ({ holds }) => {
-  const key = newKey();
-  const ask = await holds.asking(key, request(key));
-  const [place] = await placesOf(holds, key);
+  const { key, ask, seq } = await unansweredAsk(holds);
   const heldAfterTheOthersRefusal = async () => {
     await holds.refused(ask, 'insufficient_credit'); // the other node's answer lands first
     return { id: 'r_mine', status: 'held' };
   };
-  assert.is(await creditRail(holds, 'CANCELLED', heldAfterTheOthersRefusal).collectAt(place!.seq), 'none');
+  assert.is(await creditRail(holds, 'CANCELLED', heldAfterTheOthersRefusal).collectAt(seq), 'none');
   assert.equal((await placesOf(holds, key)).map(answerOf), ['insufficient_credit', 'r_mine']);
 });
 
