@@ -9,6 +9,7 @@ import { pactError, type PactError } from '../protocol/errors.js';
 import type { PartyId } from '../protocol/party.js';
 import { signedPart, type SignedCall } from '../protocol/signed-call.js';
 import { verifyBytes, verifySignature } from '../protocol/verify.js';
+import type { Check } from '../protocol/verify-pool.js';
 import { wellFormedProblem } from '../protocol/well-formed.js';
 import { offerSchema, paidPayoutsSchema, signedCallSchema, verdictSchema, type PactAction } from '../protocol/schemas.js';
 import { acceptedPactId, offerIdOf, pactSpecOf } from '../machines/offer/rules.js';
@@ -24,11 +25,11 @@ import { commandKindOf, type CommandKind } from './subjects.js';
  */
 export type Admission = { command: AdmittedCommand } | { error: PactError };
 
-/** A signature admission still has to check, and what is refused (`refusal`) if it does not verify. */
-export interface SignatureCheck {
-  signer: string;
-  digest: Uint8Array;
-  sig: string;
+/**
+ * A signature admission still has to check, and what is refused (`refusal`) if it does not verify; `decode`
+ * names the party ids the rest of the admission will decode (see protocol/verify-pool.ts).
+ */
+export interface SignatureCheck extends Check {
   refusal: PactError;
 }
 
@@ -110,6 +111,7 @@ function admitSignedCall(pactId: string, envelope: SignedCall, payment: string |
   const unstorable = unsignableProblem(envelope) ?? oversizeProblem(action, envelope.call);
   if (unstorable) return { error: unstorable };
   const signature = signatureCheck(envelope, pactError('invalid_signature', 'the signature does not verify'));
+  if (action === 'pacts.create') signature.decode = (envelope as SignedCall<PactSpec>).call.parties.map((p) => p.party);
   const expectedId = action === 'pacts.create' ? pactIdOfDigest(signature.digest) : envelope.pactId;
   if (expectedId !== pactId) return { error: pactError('invalid_signature', `the call is signed for pact "${envelope.pactId}"`) };
   return { signature, then: () => BUILDERS[action](envelope, payment, wallNow) };

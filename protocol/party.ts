@@ -27,6 +27,19 @@ export function publicKeyOf(partyId: string): Uint8Array | undefined {
   return key;
 }
 
+/** A party id with what `publicKeyOf` makes of it (null: not usable), as one thread tells another. */
+export interface DecodedKey {
+  partyId: string;
+  key: Uint8Array | null;
+}
+
+export const decodedKeyOf = (partyId: string): DecodedKey => ({ partyId, key: publicKeyOf(partyId) ?? null });
+
+/** What `publicKeyOf` of another thread of this process (the verification worker) found: kept as if found here. */
+export function learnPublicKey({ partyId, key }: DecodedKey): void {
+  if (partyId.startsWith(PREFIX)) checked.set(partyId, key);
+}
+
 /**
  * Party ids already decoded (a curve point decoding costs about as much as a signature check), the least
  * recently used forgotten first; about 330 bytes each.

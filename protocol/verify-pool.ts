@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import { learnPublicKey, type DecodedKey } from './party.js';
 import { verifyBytes } from './verify.js';
 
 /** One Ed25519 check: `sig` (lowercase hex) over the 32-byte `digest` by the key in `signer`. */
@@ -6,6 +7,19 @@ export interface Check {
   signer: string;
   digest: Uint8Array;
   sig: string;
+  /**
+   * Party ids the command will need decoded (a create's parties): a worker decodes them beside the check,
+   * and the calling thread then finds them decoded instead of doing it itself (a decoding costs about as
+   * much as a check). Says nothing of the signature.
+   */
+  decode?: string[];
+}
+
+/** What a worker answers for a batch: one boolean per check, and the keys it decoded for them. */
+export interface BatchAnswer {
+  id: number;
+  results: boolean[];
+  decoded: DecodedKey[];
 }
 
 /** Whatever checks signatures: inline on this thread, or a pool of worker threads. */
@@ -60,7 +74,7 @@ export class VerifyPool implements Verifier {
 
   verify(check: Check): Promise<boolean> {
     return new Promise((resolve, reject) => {
-      this.batch.push(check);
+      this.batch.push({ signer: check.signer, digest: check.digest, sig: check.sig, ...(check.decode ? { decode: check.decode } : {}) });
       this.batchWaiting.push({ resolve, reject });
       if (this.batch.length === 1) setImmediate(() => this.send());
     });
@@ -81,7 +95,8 @@ export class VerifyPool implements Verifier {
 
   private spawn(delayMs = 0): Worker {
     const worker = new Worker(WORKER_BOOTSTRAP, { eval: true, workerData: { module: WORKER_MODULE, delayMs } });
-    worker.on('message', ({ id, results }: { id: number; results: boolean[] }) => {
+    worker.on('message', ({ id, results, decoded }: BatchAnswer) => {
+      for (const key of decoded) learnPublicKey(key);
       const waiting = this.waiting.get(id) ?? [];
       this.waiting.delete(id);
       waiting.forEach((w, i) => w.resolve(results[i] === true));

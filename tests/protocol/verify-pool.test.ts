@@ -1,5 +1,7 @@
+import { Point } from '@noble/ed25519';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { partyIdFromPublicKey, publicKeyOf } from '../../protocol/party.js';
 import { canonicalDigest } from '../../protocol/digest.js';
 import { generateKeyPair, signPayload } from '../../protocol/sign.js';
 import { inlineVerifier, VerifyPool, type Check } from '../../protocol/verify-pool.js';
@@ -26,6 +28,36 @@ test('a batch on two worker threads gets one answer per check, in order, as inli
     const answers = await Promise.all([...checks, ...checks].map((check) => pool.verify(check)));
     assert.equal(answers, [...expected, ...expected]);
     assert.equal(await Promise.all(checks.map((check) => inlineVerifier.verify(check))), expected);
+  } finally {
+    await pool.close();
+  }
+});
+
+/** How many curve points this thread decodes while `run` runs (the workers have their own copy of noble). */
+async function decodingsDuring(run: () => Promise<unknown>): Promise<number> {
+  const fromBytes = Point.fromBytes;
+  let count = 0;
+  Point.fromBytes = (...args) => (count++, fromBytes.apply(Point, args));
+  try {
+    await run();
+    return count;
+  } finally {
+    Point.fromBytes = fromBytes;
+  }
+}
+
+test('party ids a check asks to decode are decoded on the worker, and this thread then knows them', async () => {
+  const pool = new VerifyPool(1);
+  try {
+    const [vouched, notVouched] = [generateKeyPair().party, generateKeyPair().party];
+    const unusable = partyIdFromPublicKey(Uint8Array.of(1, ...new Array(31).fill(0))); // the identity point: small order
+    const check = { ...good(8), decode: [vouched, unusable] };
+    assert.is(await decodingsDuring(async () => assert.ok(await pool.verify(check))), 0);
+    assert.is(await decodingsDuring(async () => {
+      assert.ok(publicKeyOf(vouched));
+      assert.is(publicKeyOf(unusable), undefined);
+    }), 0);
+    assert.is(await decodingsDuring(async () => assert.ok(publicKeyOf(notVouched))), 1);
   } finally {
     await pool.close();
   }
