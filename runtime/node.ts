@@ -53,7 +53,6 @@ import type { Config } from './config.js';
 import { loadKey, loadOrCreateKey } from './keys.js';
 import type { KeyPair } from '../protocol/sign.js';
 import { nodeSigner } from '../protocol/node-signer.js';
-import { OwnSignatures } from '../protocol/own-signatures.js';
 import { judgeOf } from '../evaluator/judge-of.js';
 import { EvaluatorRole } from '../evaluator/role.js';
 import { ServiceClient } from '../evaluator/service-client.js';
@@ -286,9 +285,7 @@ async function startRoles(config: Config, natsServer: NatsEndpoint): Promise<Pac
   await offers.projector.start();
   const eventStore = new EventStore(level);
   const quota = { perHour: config.eventQuota, exempt: serverParty };
-  // The node's own notifications come back from the stream to its event projector: what it signed itself it need not verify.
-  const ownSignatures = new OwnSignatures(serverParty);
-  const eventProjector = new EventProjector(nats.reader, eventStore, quota, ownSignatures.checking(verifier), nodeId);
+  const eventProjector = new EventProjector(nats.reader, eventStore, quota, verifier, nodeId);
   await eventProjector.start();
   const sweepEvents = () => void eventProjector.sweep(clock.now()).catch((error) => console.error('sweeping old events failed:', error));
   sweepEvents();
@@ -297,8 +294,10 @@ async function startRoles(config: Config, natsServer: NatsEndpoint): Promise<Pac
   const notifier = new PactNotifier(
     nats.reader,
     eventStore,
-    (event, receivedAt) => storeEvent(nats.gateway.js, event, receivedAt), // checked by every node, this one without verifying its own signature again
-    ownSignatures.signing(nodeSigner(serverKey)),
+    // Made here from the journal and signed with the node's key: when it comes back from the stream, this
+    // node's event projector takes it unchecked; every other node checks it.
+    (event, receivedAt) => storeEvent(nats.gateway.js, event, receivedAt, eventProjector),
+    nodeSigner(serverKey),
     clock,
     nodeId,
   );

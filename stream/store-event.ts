@@ -8,7 +8,8 @@ import type { Received } from './event-store.js';
  * Appends an event to the Agent Stream, stamped with the time the service took it; resolves to its stream
  * sequence. The event id is the message id, so NATS keeps one copy of an event sent twice within its
  * duplicate window (the event store drops later copies). `checkedBy`, when the event was checked here (the
- * gateway's publish), is this node's event projector, told so for as long as the message is on its way.
+ * gateway's publish) or made here (the node's pact notifications), is this node's event projector, told so
+ * for as long as the message is on its way.
  */
 export async function storeEvent(js: JetStreamClient, event: StreamEvent, receivedAt: number, checkedBy?: Pick<EventProjector, 'vouch' | 'unvouch'>): Promise<number> {
   const received: Received = { receivedAt, event };

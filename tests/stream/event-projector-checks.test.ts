@@ -1,0 +1,68 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { JournalEntry } from '../../actors/journal.js';
+import { nodeSigner } from '../../protocol/node-signer.js';
+import { generateKeyPair } from '../../protocol/sign.js';
+import { inlineVerifier, type Check, type Verifier } from '../../protocol/verify-pool.js';
+import { EventProjector } from '../../stream/event-projector.js';
+import { EventStore } from '../../stream/event-store.js';
+import { notificationOf } from '../../stream/pact-notifier.js';
+import { storeEvent } from '../../stream/store-event.js';
+import { startJournalBench, type JournalBench } from '../support/journal-bench.js';
+import { pactFrom, twoPartySpec } from '../support/pacts.js';
+
+// The node's event projector takes what this node vouched for (its gateway's checked publishes, its
+// notifier's notifications) without checking it again; anything else on the stream is checked, and a
+// forgery is not stored.
+
+interface Context {
+  bench: JournalBench;
+  store: EventStore;
+  projector: EventProjector;
+  verifier: Verifier & { calls: number };
+}
+
+const test = suite<Context>('event projector: vouched messages unchecked, the rest checked');
+test.before.each(async (context) => {
+  context.bench = await startJournalBench('event-checks');
+  context.store = new EventStore(context.bench.level);
+  const verifier = { calls: 0, verify: (check: Check) => (verifier.calls++, inlineVerifier.verify(check)), close: async () => undefined };
+  context.verifier = verifier;
+  context.projector = new EventProjector(context.bench.nats, context.store, { perHour: 100, exempt: server.party }, verifier, 'checks-node');
+  await context.projector.start();
+});
+test.after.each(async ({ projector, bench }) => {
+  await projector.stop();
+  await bench.stop();
+});
+
+const server = generateKeyPair();
+const pact = pactFrom(twoPartySpec(generateKeyPair(), generateKeyPair()));
+const parties = pact.parties.map((p) => p.party);
+/** The notification of the pact's entry with `nonce`: each nonce makes another event. */
+const notification = (nonce: number) => {
+  const entry: JournalEntry = { pactId: pact.id, nonce, commandId: `c${nonce}`, event: { type: 'created', at: Date.now(), pact }, state: 'PROPOSED' };
+  return notificationOf({ ...entry, state: 'PROPOSED' }, parties, nodeSigner(server));
+};
+
+async function stored({ bench, projector, store }: Context, event: ReturnType<typeof notification>, vouched: boolean): Promise<boolean> {
+  const seq = await storeEvent(bench.nats.js, event, Date.now(), vouched ? projector : undefined);
+  await projector.reached(seq, 5_000);
+  const [storedSeq] = await store.seqsOf([event.id]);
+  return storedSeq === seq;
+}
+
+test('a notification this node vouched for is stored without a signature check', async (context) => {
+  assert.ok(await stored(context, notification(1), true));
+  assert.is(context.verifier.calls, 0);
+});
+
+test('one it did not vouch for is checked before it is stored; a forged one is not stored', async (context) => {
+  assert.ok(await stored(context, notification(2), false));
+  assert.is(context.verifier.calls, 1);
+  const forged = { ...notification(3), signature: notification(4).signature };
+  assert.not.ok(await stored(context, forged, false));
+  assert.is(context.verifier.calls, 2);
+});
+
+test.run();
