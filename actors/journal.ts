@@ -1,4 +1,5 @@
-import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
+import type { JetStreamManager } from '@nats-io/jetstream';
+import type { Publisher } from './acked-publisher.js';
 import type { PactEvent } from '../machines/pact/events.js';
 import type { SignedOffer } from '../machines/offer/types.js';
 import type { Pact, PactState, Payout } from '../machines/pact/types.js';
@@ -97,8 +98,8 @@ export function decodeEntry(data: Uint8Array, subject: string): JournalEntry | u
 
 /** The pact journal on JetStream: the source of truth. One subject per pact; appends are compare-and-set. */
 export class Journal extends StreamJournal<JournalEntry> {
-  constructor(js: JetStreamClient, jsm: JetStreamManager) {
-    super(js, jsm, {
+  constructor(publisher: Publisher, jsm: JetStreamManager) {
+    super(publisher, jsm, {
       stream: JOURNAL_STREAM,
       subjectOf: journalSubject,
       idOf: (entry) => entry.pactId,

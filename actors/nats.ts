@@ -14,7 +14,8 @@ import {
   type StreamInfo,
 } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
-import { connectOptionsOf, NATS_ROLES, type NatsCredentials, type NatsRole, type NatsUser } from './nats-roles.js';
+import { AckedPublisher, type Publisher } from './acked-publisher.js';
+import { connectOptionsOf, inboxPrefixOf, NATS_ROLES, type NatsCredentials, type NatsRole, type NatsUser } from './nats-roles.js';
 import { ACCESS_STREAM, ACCESS_WILDCARD, CMD_STREAM, CREDIT_HOLDS, EVENT_STREAM, EVENT_SUBJECT, JOURNAL_STREAM, LEASE_BUCKET, OFFER_STREAM, OFFER_WILDCARD, RAIL_ADDRESSES, RAILS_STREAM, WALLET_IDEMPOTENCY_STREAM, WALLET_JOURNAL_STREAM, WALLET_PAYMENTS_STREAM, WALLET_STREAM, WALLET_TOKENS_STREAM, WALLET_TXS } from './subjects.js';
 
 const NANOS_PER_MS = 1_000_000;
@@ -23,6 +24,8 @@ const NANOS_PER_MS = 1_000_000;
 export interface Nats {
   nc: NatsConnection;
   js: JetStreamClient;
+  /** Publishes of the hot paths (journal appends, Agent Stream events): see acked-publisher.ts. */
+  publisher: Publisher;
   jsm: JetStreamManager;
 }
 
@@ -68,13 +71,13 @@ export async function connectNats(options: NatsOptions): Promise<HostNats> {
   await untilJetStreamAnswers(() => ensureStreams(jsm, replicas, options.journalMaxBytes ?? DEFAULT_JOURNAL_MAX_BYTES));
   const leases = await new Kvm(nc).create(LEASE_BUCKET, { ttl: options.leaseTtlMs ?? 15_000, replicas, history: 1 });
   await untilJetStreamAnswers(() => ensureReplicas(jsm, `KV_${LEASE_BUCKET}`, replicas)); // create() leaves an existing bucket as it was
-  return { nc, js: jetstream(nc), jsm, leases };
+  return { nc, js: jetstream(nc), publisher: new AckedPublisher(nc, inboxPrefixOf('host')), jsm, leases };
 }
 
 /** Connects as a role that only uses what the actor host set up. */
 export async function connectClient(url: string, user: NatsUser | undefined, role: NatsRole): Promise<Nats> {
   const nc = await connectAs(url, user, role);
-  return { nc, js: jetstream(nc), jsm: await untilJetStreamAnswers(() => jetstreamManager(nc)) };
+  return { nc, js: jetstream(nc), publisher: new AckedPublisher(nc, inboxPrefixOf(role)), jsm: await untilJetStreamAnswers(() => jetstreamManager(nc)) };
 }
 
 /** Every role's connection: the host's first (it sets up the streams), then one per other role. */

@@ -1,4 +1,5 @@
-import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
+import type { JetStreamManager } from '@nats-io/jetstream';
+import type { Publisher } from './acked-publisher.js';
 import { JournalReplayError } from './replay.js';
 
 export interface Positioned<T> {
@@ -38,7 +39,7 @@ export function messageObject<T>(data: Uint8Array): Partial<T> | undefined {
  */
 export class StreamJournal<E> {
   constructor(
-    private readonly js: JetStreamClient,
+    private readonly publisher: Publisher,
     private readonly jsm: JetStreamManager,
     private readonly layout: JournalLayout<E>,
   ) {}
@@ -56,7 +57,7 @@ export class StreamJournal<E> {
     const { stream, subjectOf, idOf, messageIdOf } = this.layout;
     let ack;
     try {
-      ack = await this.js.publish(subjectOf(idOf(entry)), encoder.encode(JSON.stringify(entry)), {
+      ack = await this.publisher.publish(subjectOf(idOf(entry)), encoder.encode(JSON.stringify(entry)), {
         msgID: messageIdOf(entry),
         expect: { lastSubjectSequence: expectedLastSeq, streamName: stream },
       });

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { JetStreamClient } from '@nats-io/jetstream';
+import type { Publisher } from '../actors/acked-publisher.js';
 import { pactError } from '../protocol/errors.js';
 import { VerifierStopped, type Verifier } from '../protocol/verify-pool.js';
 import type { AccessGate } from '../access/gate.js';
@@ -20,7 +20,7 @@ export interface StreamRouteDeps {
   rateLimits: RateLimits;
   clock: Clock;
   stream: {
-    js: JetStreamClient;
+    publisher: Publisher;
     store: EventStore;
     projector: EventProjector;
     /** Checks events' signatures (the node's verification pool). */
@@ -42,7 +42,7 @@ const MAX_EVENT_BYTES = 32 * 1024;
 
 /** The Agent Stream: `POST /v0/events` and `POST /v0/pull`. Events cannot approve, object, settle or move funds. */
 export function registerStreamRoutes(app: FastifyInstance, deps: StreamRouteDeps): void {
-  const { js, store, projector, verifier, quota, pullsPerMinute } = deps.stream;
+  const { publisher, store, projector, verifier, quota, pullsPerMinute } = deps.stream;
   const tokens = pullsPerMinute > 0 ? new TokenBuckets(pullsPerMinute) : undefined;
   const overQuota = (reply: FastifyReply, now: number) => {
     const retryAfter = Math.ceil((HOUR_MS - (now % HOUR_MS)) / 1000);
@@ -68,7 +68,7 @@ export function registerStreamRoutes(app: FastifyInstance, deps: StreamRouteDeps
     if ((await store.takenInHour(event.publisher, now)) >= quota.perHour) return overQuota(reply, now);
     let seq: number;
     try {
-      seq = await storeEvent(js, event, now, projector);
+      seq = await storeEvent(publisher, event, now, projector);
     } catch {
       return sendError(reply, pactError('unavailable', 'the event could not be stored now; publish it again (it is idempotent)'));
     }

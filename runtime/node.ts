@@ -238,7 +238,7 @@ async function startRoles(config: Config, natsServer: NatsEndpoint): Promise<Pac
   const readModel = new ReadModel(level, config.readCacheBytes);
   await readModel.open();
   const projector = new Projector(nats.reader, readModel, nodeId);
-  const journal = new Journal(nats.host.js, nats.host.jsm);
+  const journal = new Journal(nats.host.publisher, nats.host.jsm);
   const partitionOfPact = (pactId: string) => partitionOf(pactId, config.partitions);
   const inspect = config.inspect ? await startInspection() : undefined;
   const records: ActorRecords = {
@@ -290,13 +290,13 @@ async function startRoles(config: Config, natsServer: NatsEndpoint): Promise<Pac
   const sweepEvents = () => void eventProjector.sweep(clock.now()).catch((error) => console.error('sweeping old events failed:', error));
   sweepEvents();
   const eventSweeper = setInterval(sweepEvents, 600_000).unref();
-  const stream = { js: nats.gateway.js, store: eventStore, projector: eventProjector, verifier, gate: access.gate, quota, pullsPerMinute: config.pullsPerMinute, pullWaiters: config.pullWaiters, reputations: (parties: string[]) => readModel.reputations(parties) };
+  const stream = { publisher: nats.gateway.publisher, store: eventStore, projector: eventProjector, verifier, gate: access.gate, quota, pullsPerMinute: config.pullsPerMinute, pullWaiters: config.pullWaiters, reputations: (parties: string[]) => readModel.reputations(parties) };
   const notifier = new PactNotifier(
     nats.reader,
     eventStore,
     // Made here from the journal and signed with the node's key: when it comes back from the stream, this
     // node's event projector takes it unchecked; every other node checks it.
-    (event, receivedAt) => storeEvent(nats.gateway.js, event, receivedAt, eventProjector),
+    (event, receivedAt) => storeEvent(nats.gateway.publisher, event, receivedAt, eventProjector),
     nodeSigner(serverKey),
     clock,
     nodeId,

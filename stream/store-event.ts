@@ -1,4 +1,4 @@
-import type { JetStreamClient } from '@nats-io/jetstream';
+import type { Publisher } from '../actors/acked-publisher.js';
 import { EVENT_SUBJECT } from '../actors/subjects.js';
 import type { StreamEvent } from './event.js';
 import type { EventProjector } from './event-projector.js';
@@ -11,12 +11,12 @@ import type { Received } from './event-store.js';
  * gateway's publish) or made here (the node's pact notifications), is this node's event projector, told so
  * for as long as the message is on its way.
  */
-export async function storeEvent(js: JetStreamClient, event: StreamEvent, receivedAt: number, checkedBy?: Pick<EventProjector, 'vouch' | 'unvouch'>): Promise<number> {
+export async function storeEvent(publisher: Publisher, event: StreamEvent, receivedAt: number, checkedBy?: Pick<EventProjector, 'vouch' | 'unvouch'>): Promise<number> {
   const received: Received = { receivedAt, event };
   const text = JSON.stringify(received);
   checkedBy?.vouch(text);
   try {
-    const ack = await js.publish(EVENT_SUBJECT, text, { msgID: event.id });
+    const ack = await publisher.publish(EVENT_SUBJECT, text, { msgID: event.id });
     if (ack.duplicate) checkedBy?.unvouch(text); // this text is not on the stream: nothing will come back
     return ack.seq;
   } catch (error) {

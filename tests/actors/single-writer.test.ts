@@ -37,7 +37,7 @@ test.before(async (context) => {
   context.root = mkdtempSync(join(tmpdir(), 'pact-writer-'));
   context.server = await startNatsServer(join(context.root, 'nats'));
   context.nats = await connectNats({ url: context.server.url });
-  context.journal = new Journal(context.nats.js, context.nats.jsm);
+  context.journal = new Journal(context.nats.publisher, context.nats.jsm);
   context.levels = [];
   context.rail = await MockRail.open(await level(context, 'rail'), 1_000_000n);
 });

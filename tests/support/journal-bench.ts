@@ -23,7 +23,7 @@ export async function startJournalBench(name: string): Promise<JournalBench> {
   const level = await openLevel(join(root, 'level'));
   return {
     root, server, nats, level,
-    journal: new Journal(nats.js, nats.jsm),
+    journal: new Journal(nats.publisher, nats.jsm),
     async stop() {
       await nats.nc.close();
       await level.close();

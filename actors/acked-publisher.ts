@@ -1,0 +1,123 @@
+import { createInbox, headers, type Msg, type NatsConnection } from '@nats-io/transport-node';
+
+/** What a JetStream publish may ask for: a message id (deduplication) and a compare-and-set. */
+export interface PublishOptions {
+  msgID?: string;
+  expect?: { streamName?: string; lastSubjectSequence?: number };
+}
+
+/** JetStream's acknowledgement of a stored message. */
+export interface Ack {
+  stream: string;
+  seq: number;
+  duplicate: boolean;
+}
+
+/** Whatever stores a message on a JetStream stream and says where: the client's `js.publish`, or `AckedPublisher`. */
+export interface Publisher {
+  publish(subject: string, data: Uint8Array | string, options?: PublishOptions): Promise<Ack>;
+}
+
+/** JetStream refused the message (its description, as nats.js words it: "wrong last sequence: 7"). */
+export class PublishRefused extends Error {
+  constructor(
+    message: string,
+    readonly code: number,
+  ) {
+    super(message);
+  }
+}
+
+const SWEEP_MS = 250;
+const decoder = new TextDecoder();
+
+interface Waiting {
+  resolve: (ack: Ack) => void;
+  reject: (error: Error) => void;
+  due: number;
+}
+
+/**
+ * JetStream publishes as the hot paths make them (journal appends, Agent Stream events): the message goes out
+ * with a reply subject under one inbox subscription, and the acknowledgement is matched by its token. The
+ * client's `js.publish` does the same through a request per message, with a timer each and a stack-traced
+ * error built for every request it completes (a few percent of the main thread under load); here one timer
+ * expires whatever waited longer than `timeoutMs`. A message without an answer in time may or may not be
+ * stored, as with the client: the caller reads before it decides again. Answers are not lost on a reconnect
+ * (the subscription is renewed), nor hurried: a publish the connection dropped simply expires.
+ */
+export class AckedPublisher implements Publisher {
+  private readonly inbox: string;
+  private readonly waiting = new Map<string, Waiting>();
+  private next = 0;
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor(
+    private readonly nc: NatsConnection,
+    inboxPrefix: string,
+    private readonly timeoutMs = 5_000,
+  ) {
+    this.inbox = createInbox(inboxPrefix);
+    nc.subscribe(`${this.inbox}.*`, { callback: (_error, message) => this.answered(message) });
+    this.sweeper = setInterval(() => this.expire(Date.now()), SWEEP_MS).unref();
+    void nc.closed().then(() => this.close());
+  }
+
+  publish(subject: string, data: Uint8Array | string, options: PublishOptions = {}): Promise<Ack> {
+    const token = (++this.next).toString(36);
+    return new Promise<Ack>((resolve, reject) => {
+      this.waiting.set(token, { resolve, reject, due: Date.now() + this.timeoutMs });
+      try {
+        this.nc.publish(subject, data, { reply: `${this.inbox}.${token}`, headers: headersOf(options) });
+      } catch (error) {
+        this.waiting.delete(token);
+        reject(error as Error);
+      }
+    });
+  }
+
+  private answered(message: Msg): void {
+    const token = message.subject.slice(this.inbox.length + 1);
+    const waiting = this.waiting.get(token);
+    if (!waiting) return; // expired already
+    this.waiting.delete(token);
+    const outcome = ackOf(message);
+    if (outcome instanceof Error) waiting.reject(outcome);
+    else waiting.resolve(outcome);
+  }
+
+  private expire(now: number): void {
+    for (const [token, waiting] of this.waiting) {
+      if (waiting.due > now) continue;
+      this.waiting.delete(token);
+      waiting.reject(new Error(`no acknowledgement from JetStream within ${this.timeoutMs} ms; the message may be stored or not`));
+    }
+  }
+
+  private close(): void {
+    clearInterval(this.sweeper);
+    this.expire(Infinity);
+  }
+}
+
+function headersOf({ msgID, expect }: PublishOptions) {
+  const h = headers();
+  if (msgID !== undefined) h.set('Nats-Msg-Id', msgID);
+  if (expect?.streamName !== undefined) h.set('Nats-Expected-Stream', expect.streamName);
+  if (expect?.lastSubjectSequence !== undefined) h.set('Nats-Expected-Last-Subject-Sequence', String(expect.lastSubjectSequence));
+  return h;
+}
+
+/** The acknowledgement in `message`, or why there is none (no stream takes the subject, or JetStream refused). */
+function ackOf(message: Msg): Ack | Error {
+  if (message.headers?.hasError) return new Error(`JetStream did not take the message: ${message.headers.code} ${message.headers.description}`);
+  let answer: { stream?: unknown; seq?: unknown; duplicate?: unknown; error?: { code?: number; err_code?: number; description?: string } };
+  try {
+    answer = JSON.parse(decoder.decode(message.data));
+  } catch {
+    return new Error('JetStream answered a publish with something that is not JSON');
+  }
+  if (answer.error) return new PublishRefused(answer.error.description ?? 'refused', answer.error.err_code ?? answer.error.code ?? 0);
+  if (typeof answer.stream !== 'string' || typeof answer.seq !== 'number') return new Error('JetStream answered a publish without a stream and sequence');
+  return { stream: answer.stream, seq: answer.seq, duplicate: answer.duplicate === true };
+}

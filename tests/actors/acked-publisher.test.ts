@@ -1,0 +1,70 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { AckedPublisher, PublishRefused } from '../../actors/acked-publisher.js';
+import { inboxPrefixOf } from '../../actors/nats-roles.js';
+import { JOURNAL_STREAM, journalSubject } from '../../actors/subjects.js';
+import { startJournalBench, type JournalBench } from '../support/journal-bench.js';
+
+// JetStream publishes answered on one inbox subscription: each publish gets its own acknowledgement, however
+// many are in flight; refusals, subjects no stream takes and silence are errors, never a made-up sequence.
+
+const test = suite<{ bench: JournalBench; publisher: AckedPublisher }>('acked publisher');
+test.before.each(async (context) => {
+  context.bench = await startJournalBench('acked-publisher');
+  context.publisher = new AckedPublisher(context.bench.nats.nc, inboxPrefixOf('host'), 400);
+});
+test.after.each(({ bench }) => bench.stop());
+
+/** The error `publishing` rejects with; fails the test when it resolves. */
+async function refusal(publishing: Promise<unknown>): Promise<Error> {
+  const outcome = await publishing.then((ack) => ack, (error: Error) => error);
+  if (!(outcome instanceof Error)) assert.unreachable(`acknowledged: ${JSON.stringify(outcome)}`);
+  return outcome as Error;
+}
+
+const subject = (n: number) => journalSubject(`p_${String(n).padStart(32, '0')}`);
+
+test('300 publishes in flight: each is acknowledged with the sequence its own message got', async ({ bench, publisher }) => {
+  const acks = await Promise.all(Array.from({ length: 300 }, (_, n) => publisher.publish(subject(n), `message ${n}`, { msgID: `m${n}` })));
+  assert.equal(new Set(acks.map((ack) => ack.seq)).size, 300);
+  for (const [n, ack] of acks.entries()) {
+    assert.is(ack.stream, JOURNAL_STREAM);
+    assert.is(ack.duplicate, false);
+    const stored = await bench.nats.jsm.streams.getMessage(JOURNAL_STREAM, { seq: ack.seq });
+    assert.is(stored?.string(), `message ${n}`);
+  }
+});
+
+test('the same message id again is a duplicate of the first sequence', async ({ publisher }) => {
+  const first = await publisher.publish(subject(1), 'once', { msgID: 'same' });
+  const again = await publisher.publish(subject(1), 'once', { msgID: 'same' });
+  assert.equal(again, { stream: JOURNAL_STREAM, seq: first.seq, duplicate: true });
+});
+
+test('a compare-and-set on a stale sequence is refused as JetStream words it', async ({ publisher }) => {
+  const first = await publisher.publish(subject(2), 'a', { expect: { streamName: JOURNAL_STREAM, lastSubjectSequence: 0 } });
+  await publisher.publish(subject(2), 'b', { expect: { lastSubjectSequence: first.seq } });
+  const stale = await refusal(publisher.publish(subject(2), 'c', { expect: { lastSubjectSequence: first.seq } }));
+  assert.instance(stale, PublishRefused);
+  assert.match(String(stale), /wrong last sequence/i);
+  assert.is((stale as PublishRefused).code, 10071);
+  assert.match(String(await refusal(publisher.publish(subject(3), 'd', { expect: { streamName: 'ANOTHER_STREAM' } }))), /stream/i);
+});
+
+test('a subject no stream takes, and a reply that never comes, are errors', async ({ bench, publisher }) => {
+  assert.match(String(await refusal(publisher.publish('no.stream.here', 'x'))), /did not take/);
+  bench.nats.nc.subscribe('silent.subject', { callback: () => undefined }); // takes it, answers nothing
+  const started = Date.now();
+  assert.match(String(await refusal(publisher.publish('silent.subject', 'x'))), /no acknowledgement/);
+  assert.ok(Date.now() - started >= 400, 'it waited its timeout');
+});
+
+test('what waits when the connection closes is refused', async ({ bench, publisher }) => {
+  bench.nats.nc.subscribe('silent.subject', { callback: () => undefined });
+  await bench.nats.nc.flush();
+  const waiting = publisher.publish('silent.subject', 'x');
+  await bench.nats.nc.close();
+  assert.match(String(await refusal(waiting)), /no acknowledgement/);
+});
+
+test.run();
