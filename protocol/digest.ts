@@ -1,9 +1,10 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { jcs } from './jcs.js';
 
-// The server's digest, on node:crypto (the verifying hot path); signers use protocol/sign.ts, which runs anywhere.
+// The server's digest, on node:crypto (the verifying hot path; the one-shot `hash` builds no Hash object); signers
+// use protocol/sign.ts, which runs anywhere.
 
-const sha256OfJcs = (value: unknown) => createHash('sha256').update(jcs(value), 'utf8').digest();
+const sha256OfJcs = (value: unknown) => hash('sha256', jcs(value), 'buffer');
 
 /** SHA-256 of the JCS form: the 32 bytes every Pact signature covers (bytes of its own, not a pooled view). */
 export function canonicalDigest(value: unknown): Uint8Array {

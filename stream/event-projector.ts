@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Nats } from '../actors/nats.js';
 import { EVENT_STREAM } from '../actors/subjects.js';
 import { ArrivalBatches } from '../projection/arrival-batches.js';
@@ -125,7 +125,7 @@ export class EventProjector {
 
 const decoder = new TextDecoder();
 /** What the vouched set keeps of a message: its SHA-256, so that memory does not grow with message sizes. */
-const digestOf = (text: string) => createHash('sha256').update(text).digest('base64');
+const digestOf = (text: string) => hash('sha256', text, 'base64');
 /** Messages this node published and vouched for that it remembers; more are checked when they arrive, which costs time only. */
 const MAX_VOUCHED = 10_000;
 
