@@ -12,6 +12,15 @@ export interface Signer {
   sign(payload: unknown): string;
 }
 
+/** A signer that may sign elsewhere (a worker thread that holds the key): the node's notifications. */
+export interface AsyncSigner {
+  party: PartyId;
+  sign(payload: unknown): Promise<string>;
+}
+
+/** `signer`, answering as an AsyncSigner: signing on this thread. */
+export const signingHere = (signer: Signer): AsyncSigner => ({ party: signer.party, sign: async (payload) => signer.sign(payload) });
+
 /**
  * The server's signer: node:crypto with the key imported once. Ed25519 is deterministic, so it signs exactly
  * what the SDK's noble `signPayload` does, about ten times faster; the server signs a notification for every

@@ -1,5 +1,7 @@
 import { Worker } from 'node:worker_threads';
+import type { AsyncSigner } from './node-signer.js';
 import { learnPublicKey, type DecodedKey } from './party.js';
+import type { KeyPair } from './sign.js';
 import { verifyBytes } from './verify.js';
 
 /** One Ed25519 check: `sig` (lowercase hex) over the 32-byte `digest` by the key in `signer`. */
@@ -15,10 +17,13 @@ export interface Check {
   decode?: string[];
 }
 
-/** What a worker answers for a batch: one boolean per check, and the keys it decoded for them. */
+/** One piece of a worker's batch: a check, or a payload to sign with the node's key. */
+export type Job = { check: Check } | { sign: unknown };
+
+/** What a worker answers for a batch: per job, in order, the check's outcome or the signature; and the keys it decoded. */
 export interface BatchAnswer {
   id: number;
-  results: boolean[];
+  results: (boolean | string)[];
   decoded: DecodedKey[];
 }
 
@@ -50,31 +55,47 @@ const WORKER_BOOTSTRAP = `
 const RESPAWN_DELAY_MS = 1_000;
 
 interface Waiting {
-  resolve: (valid: boolean) => void;
+  resolve: (result: boolean | string) => void;
   reject: (error: Error) => void;
 }
 
 /**
- * Checks on `threads` worker threads. Checks asked for in one turn of the event loop go to one worker as
- * one message (batching keeps the messaging cheap); batches go round the workers. Each worker keeps its own
- * cache of imported keys. A worker that fails takes its batch's checks with it (they reject: the command
- * is answered 503, nothing is applied) and is replaced.
+ * Checks on `threads` worker threads, and, given the node's key, signs there too (`signer`): the main thread
+ * then neither checks nor makes an Ed25519 signature. Jobs asked for in one turn of the event loop go to
+ * one worker as one message (batching keeps the messaging cheap); batches go round the workers. Each worker
+ * keeps its own cache of imported keys. A worker that fails takes its batch's jobs with it (they reject: a
+ * command is answered 503, nothing is applied; a notification is made again) and is replaced.
  */
 export class VerifyPool implements Verifier {
   private readonly workers: Worker[];
   private readonly waiting = new Map<number, Waiting[]>();
-  private batch: Check[] = [];
+  private batch: Job[] = [];
   private batchWaiting: Waiting[] = [];
   private batches = 0;
   private closed = false;
 
-  constructor(threads: number) {
+  constructor(
+    threads: number,
+    private readonly signingKey?: KeyPair,
+  ) {
     this.workers = Array.from({ length: threads }, () => this.spawn());
   }
 
   verify(check: Check): Promise<boolean> {
+    const { signer, digest, sig, decode } = check;
+    return this.run({ check: { signer, digest, sig, ...(decode ? { decode } : {}) } }).then((result) => result === true);
+  }
+
+  /** Signs as `nodeSigner(signingKey)` does, on a worker. */
+  get signer(): AsyncSigner {
+    const key = this.signingKey;
+    if (!key) throw new Error('this pool was given no key to sign with');
+    return { party: key.party, sign: (payload) => this.run({ sign: payload }).then(String) };
+  }
+
+  private run(job: Job): Promise<boolean | string> {
     return new Promise((resolve, reject) => {
-      this.batch.push({ signer: check.signer, digest: check.digest, sig: check.sig, ...(check.decode ? { decode: check.decode } : {}) });
+      this.batch.push(job);
       this.batchWaiting.push({ resolve, reject });
       if (this.batch.length === 1) setImmediate(() => this.send());
     });
@@ -88,18 +109,18 @@ export class VerifyPool implements Verifier {
   private send(): void {
     const id = ++this.batches;
     this.waiting.set(id, this.batchWaiting);
-    this.workers[id % this.workers.length]!.postMessage({ id, checks: this.batch });
+    this.workers[id % this.workers.length]!.postMessage({ id, jobs: this.batch });
     this.batch = [];
     this.batchWaiting = [];
   }
 
   private spawn(delayMs = 0): Worker {
-    const worker = new Worker(WORKER_BOOTSTRAP, { eval: true, workerData: { module: WORKER_MODULE, delayMs } });
+    const worker = new Worker(WORKER_BOOTSTRAP, { eval: true, workerData: { module: WORKER_MODULE, delayMs, signingKey: this.signingKey } });
     worker.on('message', ({ id, results, decoded }: BatchAnswer) => {
       for (const key of decoded) learnPublicKey(key);
       const waiting = this.waiting.get(id) ?? [];
       this.waiting.delete(id);
-      waiting.forEach((w, i) => w.resolve(results[i] === true));
+      waiting.forEach((w, i) => w.resolve(results[i]!));
     });
     worker.on('error', (error) => console.error('a verification worker failed:', String(error)));
     worker.on('exit', () => this.replace(worker));

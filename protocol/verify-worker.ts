@@ -1,14 +1,25 @@
-import { parentPort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
+import { nodeSigner, type Signer } from './node-signer.js';
 import { decodedKeyOf } from './party.js';
-import type { BatchAnswer, Check } from './verify-pool.js';
+import type { KeyPair } from './sign.js';
+import type { BatchAnswer, Job } from './verify-pool.js';
 import { verifyBytes } from './verify.js';
 
-/** A VerifyPool worker: answers each batch of checks with one boolean per check, in order, and the keys it was asked to decode. */
-parentPort!.on('message', ({ id, checks }: { id: number; checks: Check[] }) => {
+const signingKey = (workerData as { signingKey?: KeyPair }).signingKey;
+const signer: Signer | undefined = signingKey ? nodeSigner(signingKey) : undefined;
+
+function result(job: Job): boolean | string {
+  if ('check' in job) return verifyBytes(job.check.signer, job.check.digest, job.check.sig);
+  if (!signer) throw new Error('this worker was given no key to sign with');
+  return signer.sign(job.sign);
+}
+
+/** A VerifyPool worker: answers each batch with one result per job, in order, and the keys it was asked to decode. */
+parentPort!.on('message', ({ id, jobs }: { id: number; jobs: Job[] }) => {
   const answer: BatchAnswer = {
     id,
-    results: checks.map((c) => verifyBytes(c.signer, c.digest, c.sig)),
-    decoded: checks.flatMap((c) => (c.decode ?? []).map(decodedKeyOf)),
+    results: jobs.map(result),
+    decoded: jobs.flatMap((job) => ('check' in job ? (job.check.decode ?? []).map(decodedKeyOf) : [])),
   };
   parentPort!.postMessage(answer);
 });

@@ -52,7 +52,7 @@ import { ManualOffsetClock } from './clock.js';
 import type { Config } from './config.js';
 import { loadKey, loadOrCreateKey } from './keys.js';
 import type { KeyPair } from '../protocol/sign.js';
-import { nodeSigner } from '../protocol/node-signer.js';
+import { nodeSigner, signingHere } from '../protocol/node-signer.js';
 import { judgeOf } from '../evaluator/judge-of.js';
 import { EvaluatorRole } from '../evaluator/role.js';
 import { ServiceClient } from '../evaluator/service-client.js';
@@ -250,7 +250,8 @@ async function startRoles(config: Config, natsServer: NatsEndpoint): Promise<Pac
     },
     recovered: (record) => projector.recovered(record),
   };
-  const verifier = config.verifyThreads > 0 ? new VerifyPool(config.verifyThreads) : inlineVerifier;
+  const pool = config.verifyThreads > 0 ? new VerifyPool(config.verifyThreads, serverKey) : undefined;
+  const verifier = pool ?? inlineVerifier;
   const access = startAccess(config, nats, clock, () => config.publicUrl ?? selfAddress());
   const host = new ActorHost(nats.host, { journal, records, rails, policy }, clock, {
     hostId: nodeId,
@@ -297,7 +298,7 @@ async function startRoles(config: Config, natsServer: NatsEndpoint): Promise<Pac
     // Made here from the journal and signed with the node's key: when it comes back from the stream, this
     // node's event projector takes it unchecked; every other node checks it.
     (event, receivedAt) => storeEvent(nats.gateway.publisher, event, receivedAt, eventProjector),
-    nodeSigner(serverKey),
+    pool?.signer ?? signingHere(nodeSigner(serverKey)),
     clock,
     nodeId,
   );

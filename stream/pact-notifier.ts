@@ -1,7 +1,7 @@
 import type { Nats } from '../actors/nats.js';
 import { decodeEntry, journalMessage, type JournalEntry } from '../actors/journal.js';
 import { JOURNAL_STREAM, journalSubject } from '../actors/subjects.js';
-import type { Signer } from '../protocol/node-signer.js';
+import type { AsyncSigner } from '../protocol/node-signer.js';
 import { JournalFollower, MAX_BACKLOG, type JournalMessage } from '../projection/journal-follower.js';
 import type { Clock } from '../runtime/clock.js';
 import { eventIdOf, MAX_EVENT_LIFETIME_MS, type PublicEvent } from './event.js';
@@ -21,7 +21,7 @@ const BATCH = 64;
  * journal entry (`createdAt` is the entry's time), so the same entry always makes the same event, with the
  * same id: that is what makes it published once, however often it is made.
  */
-export function notificationOf(entry: JournalEntry & { state: NonNullable<JournalEntry['state']> }, parties: string[], server: Signer): PublicEvent {
+export async function notificationOf(entry: JournalEntry & { state: NonNullable<JournalEntry['state']> }, parties: string[], server: AsyncSigner): Promise<PublicEvent> {
   const unsigned = {
     v: 0 as const,
     privacy: 'public' as const,
@@ -34,7 +34,7 @@ export function notificationOf(entry: JournalEntry & { state: NonNullable<Journa
     body: { pactId: entry.pactId, state: entry.state, stateNonce: entry.nonce },
   };
   const id = eventIdOf(unsigned);
-  return { ...unsigned, id, signature: server.sign(id) };
+  return { ...unsigned, id, signature: await server.sign(id) };
 }
 
 /**
@@ -56,7 +56,7 @@ export class PactNotifier {
     private readonly nats: Nats,
     private readonly store: EventStore,
     private readonly publish: (event: PublicEvent, receivedAt: number) => Promise<unknown>,
-    private readonly server: Signer,
+    private readonly server: AsyncSigner,
     private readonly clock: Clock,
     nodeId: string,
   ) {
@@ -104,16 +104,14 @@ export class PactNotifier {
   }
 
   /**
-   * The notifications of `messages`, those not stored yet published together (one read for what is stored):
-   * different pacts' at once, one pact's one after the other, so that a publish that fails and is made again
-   * with the batch can never land after a later state of its pact.
+   * The notifications of `messages`, made together (their signatures asked for in one turn: the signer may
+   * batch them), those not stored yet published together (one read for what is stored): different pacts' at
+   * once, one pact's one after the other, so that a publish that fails and is made again with the batch can
+   * never land after a later state of its pact.
    */
   private async notifyAll(messages: JournalMessage[]): Promise<void> {
-    const events: PublicEvent[] = [];
-    for (const message of messages) {
-      const event = await this.notificationFor(message);
-      if (event && Date.parse(event.expiresAt) > this.clock.now()) events.push(event);
-    }
+    const made = await Promise.all(messages.map((message) => this.notificationFor(message)));
+    const events = made.filter((event): event is PublicEvent => event !== undefined && Date.parse(event.expiresAt) > this.clock.now());
     const stored = await this.store.seqsOf(events.map((event) => event.id));
     const byPact = new Map<string, PublicEvent[]>();
     events.forEach((event, i) => {
@@ -129,6 +127,7 @@ export class PactNotifier {
     }));
   }
 
+  /** Called for a batch's messages in their order, each up to its first wait: the parties known from a creation reach its later entries. */
   private async notificationFor(message: JournalMessage): Promise<PublicEvent | undefined> {
     const entry = decodeEntry(message.data, message.subject);
     if (!entry?.state) return undefined;

@@ -3,6 +3,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { partyIdFromPublicKey, publicKeyOf } from '../../protocol/party.js';
 import { canonicalDigest } from '../../protocol/digest.js';
+import { nodeSigner } from '../../protocol/node-signer.js';
 import { generateKeyPair, signPayload } from '../../protocol/sign.js';
 import { inlineVerifier, VerifyPool, type Check } from '../../protocol/verify-pool.js';
 
@@ -31,6 +32,23 @@ test('a batch on two worker threads gets one answer per check, in order, as inli
   } finally {
     await pool.close();
   }
+});
+
+test('given the node key, the pool signs on its workers exactly what nodeSigner signs, checks mixed in the same batches', async () => {
+  const pool = new VerifyPool(2, key);
+  try {
+    const payloads = Array.from({ length: 20 }, (_, n) => `evt_${n}`);
+    const [signatures, answers] = await Promise.all([
+      Promise.all(payloads.map((payload) => pool.signer.sign(payload))),
+      Promise.all(checks.map((check) => pool.verify(check))),
+    ]);
+    assert.equal(signatures, payloads.map((payload) => nodeSigner(key).sign(payload)));
+    assert.equal(answers, expected);
+    assert.is(pool.signer.party, key.party);
+  } finally {
+    await pool.close();
+  }
+  assert.throws(() => new VerifyPool(0).signer, /no key/);
 });
 
 /** How many curve points this thread decodes while `run` runs (the workers have their own copy of noble). */

@@ -1,10 +1,11 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { JournalEntry } from '../../actors/journal.js';
-import { nodeSigner } from '../../protocol/node-signer.js';
+import { nodeSigner, signingHere } from '../../protocol/node-signer.js';
 import { generateKeyPair } from '../../protocol/sign.js';
 import { inlineVerifier, type Check, type Verifier } from '../../protocol/verify-pool.js';
 import { EventProjector } from '../../stream/event-projector.js';
+import type { PublicEvent } from '../../stream/event.js';
 import { EventStore } from '../../stream/event-store.js';
 import { notificationOf } from '../../stream/pact-notifier.js';
 import { storeEvent } from '../../stream/store-event.js';
@@ -42,10 +43,10 @@ const parties = pact.parties.map((p) => p.party);
 /** The notification of the pact's entry with `nonce`: each nonce makes another event. */
 const notification = (nonce: number) => {
   const entry: JournalEntry = { pactId: pact.id, nonce, commandId: `c${nonce}`, event: { type: 'created', at: Date.now(), pact }, state: 'PROPOSED' };
-  return notificationOf({ ...entry, state: 'PROPOSED' }, parties, nodeSigner(server));
+  return notificationOf({ ...entry, state: 'PROPOSED' }, parties, signingHere(nodeSigner(server)));
 };
 
-async function stored({ bench, projector, store }: Context, event: ReturnType<typeof notification>, vouched: boolean): Promise<boolean> {
+async function stored({ bench, projector, store }: Context, event: PublicEvent, vouched: boolean): Promise<boolean> {
   const seq = await storeEvent(bench.nats.js, event, Date.now(), vouched ? projector : undefined);
   await projector.reached(seq, 5_000);
   const [storedSeq] = await store.seqsOf([event.id]);
@@ -53,14 +54,14 @@ async function stored({ bench, projector, store }: Context, event: ReturnType<ty
 }
 
 test('a notification this node vouched for is stored without a signature check', async (context) => {
-  assert.ok(await stored(context, notification(1), true));
+  assert.ok(await stored(context, await notification(1), true));
   assert.is(context.verifier.calls, 0);
 });
 
 test('one it did not vouch for is checked before it is stored; a forged one is not stored', async (context) => {
-  assert.ok(await stored(context, notification(2), false));
+  assert.ok(await stored(context, await notification(2), false));
   assert.is(context.verifier.calls, 1);
-  const forged = { ...notification(3), signature: notification(4).signature };
+  const forged = { ...(await notification(3)), signature: (await notification(4)).signature };
   assert.not.ok(await stored(context, forged, false));
   assert.is(context.verifier.calls, 2);
 });
