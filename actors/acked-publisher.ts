@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { createInbox, headers, type Msg, type NatsConnection } from '@nats-io/transport-node';
 
 /** What a JetStream publish may ask for: a message id (deduplication) and a compare-and-set. */
@@ -13,7 +14,7 @@ export interface Ack {
   duplicate: boolean;
 }
 
-/** Whatever stores a message on a JetStream stream and says where: the client's `js.publish`, or `AckedPublisher`. */
+/** Whatever stores a message on a JetStream stream and says where: `AckedPublisher` (the hot paths), or the client's `js.publish` (the other journals). */
 export interface Publisher {
   publish(subject: string, data: Uint8Array | string, options?: PublishOptions): Promise<Ack>;
 }
@@ -44,13 +45,16 @@ interface Waiting {
  * error built for every request it completes (a few percent of the main thread under load); here one timer
  * expires whatever waited longer than `timeoutMs`. A message without an answer in time may or may not be
  * stored, as with the client: the caller reads before it decides again. Answers are not lost on a reconnect
- * (the subscription is renewed), nor hurried: a publish the connection dropped simply expires.
+ * (the subscription is renewed), nor hurried: a publish the connection dropped simply expires. Should the
+ * inbox subscription fail (a NATS user not allowed it), every publish waiting or to come is refused with that error.
  */
 export class AckedPublisher implements Publisher {
   private readonly inbox: string;
   private readonly waiting = new Map<string, Waiting>();
   private next = 0;
   private readonly sweeper: NodeJS.Timeout;
+  /** Why acknowledgements can no longer arrive (the subscription failed): every publish is refused. */
+  private broken: Error | undefined;
 
   constructor(
     private readonly nc: NatsConnection,
@@ -58,15 +62,16 @@ export class AckedPublisher implements Publisher {
     private readonly timeoutMs = 5_000,
   ) {
     this.inbox = createInbox(inboxPrefix);
-    nc.subscribe(`${this.inbox}.*`, { callback: (_error, message) => this.answered(message) });
-    this.sweeper = setInterval(() => this.expire(Date.now()), SWEEP_MS).unref();
+    nc.subscribe(`${this.inbox}.*`, { callback: (error, message) => (error ? this.failed(error) : this.answered(message)) });
+    this.sweeper = setInterval(() => this.expire(performance.now()), SWEEP_MS).unref();
     void nc.closed().then(() => this.close());
   }
 
   publish(subject: string, data: Uint8Array | string, options: PublishOptions = {}): Promise<Ack> {
+    if (this.broken) return Promise.reject(this.broken);
     const token = (++this.next).toString(36);
     return new Promise<Ack>((resolve, reject) => {
-      this.waiting.set(token, { resolve, reject, due: Date.now() + this.timeoutMs });
+      this.waiting.set(token, { resolve, reject, due: performance.now() + this.timeoutMs });
       try {
         this.nc.publish(subject, data, { reply: `${this.inbox}.${token}`, headers: headersOf(options) });
       } catch (error) {
@@ -86,17 +91,30 @@ export class AckedPublisher implements Publisher {
     else waiting.resolve(outcome);
   }
 
+  /** Refuses what waited past its time; they wait in the order they were sent, each as long. */
   private expire(now: number): void {
     for (const [token, waiting] of this.waiting) {
-      if (waiting.due > now) continue;
+      if (waiting.due > now) break;
       this.waiting.delete(token);
       waiting.reject(new Error(`no acknowledgement from JetStream within ${this.timeoutMs} ms; the message may be stored or not`));
     }
   }
 
+  private failed(error: Error): void {
+    console.error(`JetStream acknowledgements cannot reach ${this.inbox}:`, String(error));
+    this.broken = error;
+    this.refuseAll(error);
+  }
+
   private close(): void {
     clearInterval(this.sweeper);
-    this.expire(Infinity);
+    this.refuseAll(new Error('the NATS connection closed before JetStream acknowledged; the message may be stored or not'));
+  }
+
+  private refuseAll(error: Error): void {
+    const waiting = [...this.waiting.values()];
+    this.waiting.clear();
+    for (const w of waiting) w.reject(error);
   }
 }
 
@@ -118,6 +136,6 @@ function ackOf(message: Msg): Ack | Error {
     return new Error('JetStream answered a publish with something that is not JSON');
   }
   if (answer.error) return new PublishRefused(answer.error.description ?? 'refused', answer.error.err_code ?? answer.error.code ?? 0);
-  if (typeof answer.stream !== 'string' || typeof answer.seq !== 'number') return new Error('JetStream answered a publish without a stream and sequence');
+  if (typeof answer.stream !== 'string' || answer.stream === '' || typeof answer.seq !== 'number') return new Error('JetStream answered a publish without a stream and sequence');
   return { stream: answer.stream, seq: answer.seq, duplicate: answer.duplicate === true };
 }

@@ -71,13 +71,19 @@ export async function connectNats(options: NatsOptions): Promise<HostNats> {
   await untilJetStreamAnswers(() => ensureStreams(jsm, replicas, options.journalMaxBytes ?? DEFAULT_JOURNAL_MAX_BYTES));
   const leases = await new Kvm(nc).create(LEASE_BUCKET, { ttl: options.leaseTtlMs ?? 15_000, replicas, history: 1 });
   await untilJetStreamAnswers(() => ensureReplicas(jsm, `KV_${LEASE_BUCKET}`, replicas)); // create() leaves an existing bucket as it was
-  return { nc, js: jetstream(nc), publisher: new AckedPublisher(nc, inboxPrefixOf('host')), jsm, leases };
+  return { nc, js: jetstream(nc), publisher: publisherOn(nc, 'host'), jsm, leases };
 }
 
 /** Connects as a role that only uses what the actor host set up. */
 export async function connectClient(url: string, user: NatsUser | undefined, role: NatsRole): Promise<Nats> {
   const nc = await connectAs(url, user, role);
-  return { nc, js: jetstream(nc), publisher: new AckedPublisher(nc, inboxPrefixOf(role)), jsm: await untilJetStreamAnswers(() => jetstreamManager(nc)) };
+  return { nc, js: jetstream(nc), publisher: publisherOn(nc, role), jsm: await untilJetStreamAnswers(() => jetstreamManager(nc)) };
+}
+
+/** The role's AckedPublisher, made (with its subscription and timer) when it first publishes: most roles never do. */
+function publisherOn(nc: NatsConnection, role: NatsRole): Publisher {
+  let publisher: AckedPublisher | undefined;
+  return { publish: (...args) => (publisher ??= new AckedPublisher(nc, inboxPrefixOf(role))).publish(...args) };
 }
 
 /** Every role's connection: the host's first (it sets up the streams), then one per other role. */

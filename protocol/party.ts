@@ -35,9 +35,13 @@ export interface DecodedKey {
 
 export const decodedKeyOf = (partyId: string): DecodedKey => ({ partyId, key: publicKeyOf(partyId) ?? null });
 
-/** What `publicKeyOf` of another thread of this process (the verification worker) found: kept as if found here. */
+/**
+ * What `publicKeyOf` of another thread of this process (the verification worker) found: kept as if found
+ * here, provided the key is the id's own bytes (a cheap check; the curve is the other thread's word).
+ */
 export function learnPublicKey({ partyId, key }: DecodedKey): void {
-  if (partyId.startsWith(PREFIX)) checked.set(partyId, key);
+  if (!partyId.startsWith(PREFIX)) return;
+  if (key === null || partyIdFromPublicKey(key) === partyId) checked.set(partyId, key);
 }
 
 /**

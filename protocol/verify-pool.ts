@@ -10,9 +10,9 @@ export interface Check {
   digest: Uint8Array;
   sig: string;
   /**
-   * Party ids the command will need decoded (a create's parties): a worker decodes them beside the check,
-   * and the calling thread then finds them decoded instead of doing it itself (a decoding costs about as
-   * much as a check). Says nothing of the signature.
+   * Party ids the command will need decoded (a create's parties): a worker decodes them once the signature
+   * holds, and the calling thread then finds them decoded instead of doing it itself (a decoding costs about
+   * as much as a check). Says nothing of the signature.
    */
   decode?: string[];
 }

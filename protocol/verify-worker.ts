@@ -16,10 +16,9 @@ function result(job: Job): boolean | string {
 
 /** A VerifyPool worker: answers each batch with one result per job, in order, and the keys it was asked to decode. */
 parentPort!.on('message', ({ id, jobs }: { id: number; jobs: Job[] }) => {
-  const answer: BatchAnswer = {
-    id,
-    results: jobs.map(result),
-    decoded: jobs.flatMap((job) => ('check' in job ? (job.check.decode ?? []).map(decodedKeyOf) : [])),
-  };
+  const results = jobs.map(result);
+  // Only for a call whose signature holds: a forged create must not buy curve decodings with one check.
+  const decoded = jobs.flatMap((job, i) => ('check' in job && results[i] === true ? (job.check.decode ?? []).map(decodedKeyOf) : []));
+  const answer: BatchAnswer = { id, results, decoded };
   parentPort!.postMessage(answer);
 });

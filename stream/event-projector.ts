@@ -83,8 +83,8 @@ export class EventProjector {
   }
 
   /**
-   * Says that this node checked the event in `text` (the message it is about to put on the stream, byte for
-   * byte): when that message arrives it is not checked again. At most MAX_VOUCHED are remembered, by digest.
+   * Says that this node checked or made the event in `text` (the message it is about to put on the stream,
+   * byte for byte): when that message arrives it is not checked again. At most MAX_VOUCHED are remembered, by digest.
    */
   vouch(text: string): void {
     this.vouched.add(digestOf(text));

@@ -38,6 +38,13 @@ export async function notificationOf(entry: JournalEntry & { state: NonNullable<
 }
 
 /**
+ * When a notification is taken onto the stream: now, but never before its entry was made. A node whose clock
+ * is behind the writer's would otherwise stamp it with more than seven days to live, which every check
+ * refuses (the node itself vouches for it unchecked, so the nodes' stores would disagree).
+ */
+export const receivedAtOf = (notification: PublicEvent, now: number) => Math.max(now, Date.parse(notification.createdAt));
+
+/**
  * Follows the pact journal from its own position (kept in the node's event store) and publishes a
  * notification for every entry that changes a pact's state, then moves its position on. After a crash it
  * starts again from the last position it kept: an event made again has the same id, which the stream and
@@ -123,7 +130,7 @@ export class PactNotifier {
     });
     const now = this.clock.now();
     await Promise.all([...byPact.values()].map(async (ofPact) => {
-      for (const event of ofPact) await this.publish(event, now);
+      for (const event of ofPact) await this.publish(event, receivedAtOf(event, now));
     }));
   }
 

@@ -1,8 +1,13 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connect } from '@nats-io/transport-node';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { AckedPublisher, PublishRefused } from '../../actors/acked-publisher.js';
 import { inboxPrefixOf } from '../../actors/nats-roles.js';
 import { JOURNAL_STREAM, journalSubject } from '../../actors/subjects.js';
+import { startNatsServer } from '../../runtime/nats-server.js';
 import { startJournalBench, type JournalBench } from '../support/journal-bench.js';
 
 // JetStream publishes answered on one inbox subscription: each publish gets its own acknowledgement, however
@@ -64,7 +69,34 @@ test('what waits when the connection closes is refused', async ({ bench, publish
   await bench.nats.nc.flush();
   const waiting = publisher.publish('silent.subject', 'x');
   await bench.nats.nc.close();
-  assert.match(String(await refusal(waiting)), /no acknowledgement/);
+  assert.match(String(await refusal(waiting)), /closed before JetStream acknowledged/);
 });
 
 test.run();
+
+const denied = suite('acked publisher whose NATS user may not read its inbox');
+
+denied('every publish is refused at once with the permission error, and the connection still works', async () => {
+  const root = mkdtempSync(join(tmpdir(), 'pact-acked-denied-'));
+  const conf = join(root, 'nats.conf');
+  writeFileSync(conf, 'authorization { users = [ { user: "u", password: "p", permissions: { publish: { allow: [">"] }, subscribe: { allow: ["_INBOX_ok.>"] } } } ] }\n');
+  const server = await startNatsServer(join(root, 'nats'), ['-c', conf]);
+  const nc = await connect({ servers: server.url, user: 'u', pass: 'p', inboxPrefix: '_INBOX_ok' });
+  const quietly = console.error;
+  console.error = () => undefined;
+  try {
+    const publisher = new AckedPublisher(nc, '_INBOX_denied', 10_000);
+    const started = Date.now();
+    assert.match(String(await refusal(publisher.publish('x.y', 'z'))), /permission/i);
+    assert.match(String(await refusal(publisher.publish('x.y', 'z'))), /permission/i);
+    assert.ok(Date.now() - started < 5_000, 'refused long before the 10 s timeout');
+    assert.ok((await nc.request('$JS.API.INFO', '', { timeout: 5_000 })).string().length > 0, 'the connection still answers');
+  } finally {
+    console.error = quietly;
+    await nc.close();
+    await server.stop();
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+denied.run();

@@ -1,7 +1,7 @@
 import { Point } from '@noble/ed25519';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { partyIdFromPublicKey, publicKeyOf } from '../../protocol/party.js';
+import { learnPublicKey, partyIdFromPublicKey, publicKeyOf } from '../../protocol/party.js';
 import { canonicalDigest } from '../../protocol/digest.js';
 import { nodeSigner } from '../../protocol/node-signer.js';
 import { generateKeyPair, signPayload } from '../../protocol/sign.js';
@@ -51,6 +51,12 @@ test('given the node key, the pool signs on its workers exactly what nodeSigner 
   assert.throws(() => new VerifyPool(0).signer, /no key/);
 });
 
+test('a learned key that is not the party id\'s own bytes is not kept', () => {
+  const [a, b] = [generateKeyPair(), generateKeyPair()];
+  learnPublicKey({ partyId: a.party, key: publicKeyOf(b.party)! });
+  assert.is(partyIdFromPublicKey(publicKeyOf(a.party)!), a.party);
+});
+
 /** How many curve points this thread decodes while `run` runs (the workers have their own copy of noble). */
 async function decodingsDuring(run: () => Promise<unknown>): Promise<number> {
   const fromBytes = Point.fromBytes;
@@ -67,15 +73,18 @@ async function decodingsDuring(run: () => Promise<unknown>): Promise<number> {
 test('party ids a check asks to decode are decoded on the worker, and this thread then knows them', async () => {
   const pool = new VerifyPool(1);
   try {
-    const [vouched, notVouched] = [generateKeyPair().party, generateKeyPair().party];
+    const [learned, notLearned] = [generateKeyPair().party, generateKeyPair().party];
     const unusable = partyIdFromPublicKey(Uint8Array.of(1, ...new Array(31).fill(0))); // the identity point: small order
-    const check = { ...good(8), decode: [vouched, unusable] };
+    const check = { ...good(8), decode: [learned, unusable] };
     assert.is(await decodingsDuring(async () => assert.ok(await pool.verify(check))), 0);
     assert.is(await decodingsDuring(async () => {
-      assert.ok(publicKeyOf(vouched));
+      assert.ok(publicKeyOf(learned));
       assert.is(publicKeyOf(unusable), undefined);
     }), 0);
-    assert.is(await decodingsDuring(async () => assert.ok(publicKeyOf(notVouched))), 1);
+    assert.is(await decodingsDuring(async () => assert.ok(publicKeyOf(notLearned))), 1);
+    const forged = generateKeyPair().party;
+    assert.not.ok(await pool.verify({ ...good(9), sig: good(10).sig, decode: [forged] }));
+    assert.is(await decodingsDuring(async () => assert.ok(publicKeyOf(forged))), 1, 'a check that fails buys no decoding');
   } finally {
     await pool.close();
   }
