@@ -1,4 +1,5 @@
-import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
+import type { JetStreamManager } from '@nats-io/jetstream';
+import type { Publisher } from './acked-publisher.js';
 import type { AccessStatus, EmailRules, PartyAccess, PartyEvent, RulesEvent } from '../machines/access/types.js';
 import type { PartyId } from '../protocol/party.js';
 import { messageObject, StreamJournal, streamMessage, type Positioned } from './stream-journal.js';
@@ -47,8 +48,8 @@ export function decodeAccessEntry(data: Uint8Array, subject: string): AccessEntr
 
 /** The access journal (`PACT_ACCESS`): compare-and-set per party, and for the rules; an entry's message id is its place. */
 export class AccessJournal extends StreamJournal<AccessEntry> {
-  constructor(js: JetStreamClient, private readonly manager: JetStreamManager) {
-    super(js, manager, {
+  constructor(publisher: Publisher, private readonly manager: JetStreamManager) {
+    super(publisher, manager, {
       stream: ACCESS_STREAM,
       subjectOf: accessSubject,
       idOf: (entry) => (entry.kind === 'rules' ? ACCESS_RULES_ID : entry.party),

@@ -14,7 +14,7 @@ export interface Ack {
   duplicate: boolean;
 }
 
-/** Whatever stores a message on a JetStream stream and says where: `AckedPublisher` (the hot paths), or the client's `js.publish` (the other journals). */
+/** Whatever stores a message on a JetStream stream and says where: the service's `AckedPublisher`; the client's `js.publish` fits too (tests, the audit). */
 export interface Publisher {
   publish(subject: string, data: Uint8Array | string, options?: PublishOptions): Promise<Ack>;
 }
@@ -39,7 +39,7 @@ interface Waiting {
 }
 
 /**
- * JetStream publishes as the hot paths make them (journal appends, Agent Stream events): the message goes out
+ * JetStream publishes as the service makes them (every journal's appends, Agent Stream events, remote commands): the message goes out
  * with a reply subject under one inbox subscription, and the acknowledgement is matched by its token. The
  * client's `js.publish` does the same through a request per message, with a timer each and a stack-traced
  * error built for every request it completes (a few percent of the main thread under load); here one timer

@@ -60,7 +60,7 @@ export class CommandBus implements CommandSender {
     const data = encoder.encode(JSON.stringify(message));
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.nats.js.publish(subject, data, { msgID: id });
+        await this.nats.publisher.publish(subject, data, { msgID: id });
         return;
       } catch (error) {
         if (attempt >= 3) throw error;

@@ -1,4 +1,5 @@
-import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
+import type { JetStreamManager } from '@nats-io/jetstream';
+import type { Publisher } from './acked-publisher.js';
 import { afterAcceptance, afterRelease, entriesAfterPublication, publishedOffer } from '../machines/offer/evolve.js';
 import { offerIdOf } from '../machines/offer/rules.js';
 import type { AcceptCall, Offer, OfferEvent } from '../machines/offer/types.js';
@@ -34,8 +35,8 @@ export function decodeOfferEntry(data: Uint8Array, subject: string): OfferEntry 
 
 /** The offers' journal: a publication's message id is the offer's, an acceptance's or a release's names its pact. */
 export class OfferJournal extends StreamJournal<OfferEntry> {
-  constructor(js: JetStreamClient, jsm: JetStreamManager) {
-    super(js, jsm, {
+  constructor(publisher: Publisher, jsm: JetStreamManager) {
+    super(publisher, jsm, {
       stream: OFFER_STREAM,
       subjectOf: offerSubject,
       idOf: (entry) => entry.offerId,

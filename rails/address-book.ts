@@ -1,4 +1,5 @@
-import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
+import type { JetStreamManager } from '@nats-io/jetstream';
+import type { Publisher } from '../actors/acked-publisher.js';
 import { ExpectedSequenceMismatch, messageObject, StreamJournal, streamMessage } from '../actors/stream-journal.js';
 import { bindingId, RAILS_STREAM, railAddressSubject } from '../actors/subjects.js';
 import type { SignedCall } from '../protocol/signed-call.js';
@@ -32,10 +33,10 @@ function decodeBinding(data: Uint8Array, subject: string): BoundAddress | undefi
  */
 export class RailAddressBook extends StreamJournal<BoundAddress> {
   constructor(
-    js: JetStreamClient,
+    publisher: Publisher,
     private readonly manager: JetStreamManager,
   ) {
-    super(js, manager, { stream: RAILS_STREAM, subjectOf: railAddressSubject, idOf, messageIdOf: (binding) => railAddressSubject(idOf(binding)), decode: decodeBinding });
+    super(publisher, manager, { stream: RAILS_STREAM, subjectOf: railAddressSubject, idOf, messageIdOf: (binding) => railAddressSubject(idOf(binding)), decode: decodeBinding });
   }
 
   async bind(wanted: BoundAddress): Promise<Binding> {

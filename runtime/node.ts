@@ -132,7 +132,7 @@ function selfUrl(listening: string, address: AddressInfo): string {
  */
 function startAccess(config: Config, nats: RoleConnections, clock: Clock, serverName: () => string) {
   const { mode, smtpUrl, mailFrom, adminParty, requestsPerIpPerHour } = config.access;
-  const journal = new AccessJournal(nats.host.js, nats.host.jsm);
+  const journal = new AccessJournal(nats.host.publisher, nats.host.jsm);
   const mailer: Mailer = smtpUrl ? smtpMailer(smtpUrl, mailFrom) : { send: () => Promise.reject(new Error('no PACT_SMTP_URL')) };
   const desk = new AccessDesk({ journal, pending: () => pendingParties(nats.host.jsm), mailer, clock, serverName });
   const gate = mode === 'invite' ? inviteGate(async (party) => (await journal.viewOf(party)).status) : openGate;
@@ -153,7 +153,7 @@ function startOffers(
   // An accepted offer's pact goes to its host as an actor host sends it: NATS lets only hosts send `accepted`.
   const hostBus = new CommandBus(nats.host, config.partitions, config.commandTimeoutMs);
   const desk = new OfferDesk({
-    journal: new OfferJournal(nats.host.js, nats.host.jsm),
+    journal: new OfferJournal(nats.host.publisher, nats.host.jsm),
     records: readModel,
     pact: parts.pactOf,
     rails: new Set(parts.rails.keys()),
@@ -208,7 +208,7 @@ async function startRoles(config: Config, natsServer: NatsEndpoint): Promise<Pac
   await adoptJournal(level, (await journalCreated(nats.host.jsm))!);
   const mockLevel = await openLevel(join(config.dataDir, 'mock-rail'));
   const mockRail = await MockRail.open(mockLevel, config.mockDefaultBalance);
-  const addressBook = new RailAddressBook(nats.host.js, nats.host.jsm);
+  const addressBook = new RailAddressBook(nats.host.publisher, nats.host.jsm);
   const evmRails = await evmRailsOf(config, nats.host, addressBook, clock);
   // The credit rail reserves on this process's wallet service (its URL is known once it listens), or on PACT_CREDIT_WALLET_URL's.
   const creditToken = randomBytes(32).toString('hex');

@@ -1,5 +1,6 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
-import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
+import type { JetStreamManager } from '@nats-io/jetstream';
+import type { Publisher } from '../actors/acked-publisher.js';
 import { ExpectedSequenceMismatch, messageObject, StreamJournal, streamMessage } from '../actors/stream-journal.js';
 import { WALLET_IDEMPOTENCY_STREAM, walletIdempotencySubject } from '../actors/subjects.js';
 import { jcs } from '../protocol/jcs.js';
@@ -58,11 +59,11 @@ function decodeRecord(data: Uint8Array, subject: string): IdempotencyRecord | un
  */
 export class IdempotencyStore extends StreamJournal<IdempotencyRecord> {
   constructor(
-    js: JetStreamClient,
+    publisher: Publisher,
     private readonly manager: JetStreamManager,
     private readonly now: () => number,
   ) {
-    super(js, manager, {
+    super(publisher, manager, {
       stream: WALLET_IDEMPOTENCY_STREAM,
       subjectOf: walletIdempotencySubject,
       idOf: (record) => record.id,

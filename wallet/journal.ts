@@ -1,4 +1,5 @@
-import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
+import type { JetStreamManager } from '@nats-io/jetstream';
+import type { Publisher } from '../actors/acked-publisher.js';
 import { messageObject, StreamJournal } from '../actors/stream-journal.js';
 import { WALLET_JOURNAL_STREAM, walletJournalSubject } from '../actors/subjects.js';
 import type { WalletEvent } from '../machines/wallet/events.js';
@@ -20,8 +21,8 @@ export function decodeEntry(data: Uint8Array, subject: string): WalletEntry | un
 
 /** The wallets' source of truth (`PACT_WALLET_JOURNAL`): a subject per wallet, appended compare-and-set. */
 export class WalletJournal extends StreamJournal<WalletEntry> {
-  constructor(js: JetStreamClient, jsm: JetStreamManager) {
-    super(js, jsm, {
+  constructor(publisher: Publisher, jsm: JetStreamManager) {
+    super(publisher, jsm, {
       stream: WALLET_JOURNAL_STREAM,
       subjectOf: walletJournalSubject,
       idOf: (entry) => entry.walletId,

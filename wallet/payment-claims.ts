@@ -1,4 +1,5 @@
-import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
+import type { JetStreamManager } from '@nats-io/jetstream';
+import type { Publisher } from '../actors/acked-publisher.js';
 import { ExpectedSequenceMismatch, messageObject, StreamJournal } from '../actors/stream-journal.js';
 import { WALLET_PAYMENTS_STREAM, walletPaymentSubject } from '../actors/subjects.js';
 import { sha256Hex } from './secrets.js';
@@ -23,8 +24,8 @@ function decodeClaim(data: Uint8Array, subject: string): PaymentClaim | undefine
  * same authorization, and the chain show it "taken" for both.
  */
 export class PaymentClaims extends StreamJournal<PaymentClaim> {
-  constructor(js: JetStreamClient, manager: JetStreamManager) {
-    super(js, manager, { stream: WALLET_PAYMENTS_STREAM, subjectOf: walletPaymentSubject, idOf: (claim) => claim.id, messageIdOf: (claim) => walletPaymentSubject(claim.id), decode: decodeClaim });
+  constructor(publisher: Publisher, manager: JetStreamManager) {
+    super(publisher, manager, { stream: WALLET_PAYMENTS_STREAM, subjectOf: walletPaymentSubject, idOf: (claim) => claim.id, messageIdOf: (claim) => walletPaymentSubject(claim.id), decode: decodeClaim });
   }
 
   /** Claims the payer's nonce for an execution; false when it was claimed before. */

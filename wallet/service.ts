@@ -60,7 +60,7 @@ export async function startWalletService(
   paymentRails: readonly Rail[],
 ): Promise<WalletService> {
   const { nats } = node;
-  const desk = new WalletDesk(new WalletJournal(nats.js, nats.jsm), clock);
+  const desk = new WalletDesk(new WalletJournal(nats.publisher, nats.jsm), clock);
   const readModel = new WalletReadModel(node.level);
   const projector = new WalletProjector(nats, readModel, node.nodeId);
   await projector.start();
@@ -80,9 +80,9 @@ export async function startWalletService(
     readModel,
     projector,
     desk,
-    tokens: new TokenIndex(nats.js, nats.jsm),
-    claims: new PaymentClaims(nats.js, nats.jsm),
-    idempotency: new IdempotencyStore(nats.js, nats.jsm, () => clock.now()),
+    tokens: new TokenIndex(nats.publisher, nats.jsm),
+    claims: new PaymentClaims(nats.publisher, nats.jsm),
+    idempotency: new IdempotencyStore(nats.publisher, nats.jsm, () => clock.now()),
     clock,
     checkoutRails,
     internalTokens: settings.internalTokens,

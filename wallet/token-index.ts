@@ -1,4 +1,5 @@
-import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
+import type { JetStreamManager } from '@nats-io/jetstream';
+import type { Publisher } from '../actors/acked-publisher.js';
 import { ExpectedSequenceMismatch, messageObject, StreamJournal, streamMessage } from '../actors/stream-journal.js';
 import { WALLET_TOKENS_STREAM, walletTokenSubject } from '../actors/subjects.js';
 import type { Wallet } from '../machines/wallet/types.js';
@@ -44,10 +45,10 @@ export class TokenIndex extends StreamJournal<TokenRecord> {
   private readonly known = new Map<string, TokenRecord>();
 
   constructor(
-    js: JetStreamClient,
+    publisher: Publisher,
     private readonly manager: JetStreamManager,
   ) {
-    super(js, manager, { stream: WALLET_TOKENS_STREAM, subjectOf: walletTokenSubject, idOf: (record) => record.tokenHash, messageIdOf: (record) => walletTokenSubject(record.tokenHash), decode: decodeToken });
+    super(publisher, manager, { stream: WALLET_TOKENS_STREAM, subjectOf: walletTokenSubject, idOf: (record) => record.tokenHash, messageIdOf: (record) => walletTokenSubject(record.tokenHash), decode: decodeToken });
   }
 
   /** Records `record`; a hash already taken (by chance, never in practice) is refused. */

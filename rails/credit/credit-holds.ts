@@ -1,4 +1,5 @@
-import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
+import type { JetStreamManager } from '@nats-io/jetstream';
+import type { Publisher } from '../../actors/acked-publisher.js';
 import { ExpectedSequenceMismatch, messageObject, StreamJournal, streamMessage, type Positioned } from '../../actors/stream-journal.js';
 import { creditHoldSubject, CREDIT_HOLDS, RAILS_STREAM } from '../../actors/subjects.js';
 import type { ReserveBody } from './wallet-client.js';
@@ -50,10 +51,10 @@ function decodeHold(data: Uint8Array, subject: string): CreditHold | undefined {
 /** The credit rail's collects, on NATS (`PACT_RAILS`, a subject per collect key): what the reconciler walks. */
 export class CreditHolds extends StreamJournal<CreditHold> {
   constructor(
-    js: JetStreamClient,
+    publisher: Publisher,
     private readonly manager: JetStreamManager,
   ) {
-    super(js, manager, { stream: RAILS_STREAM, subjectOf: creditHoldSubject, idOf, messageIdOf, decode: decodeHold });
+    super(publisher, manager, { stream: RAILS_STREAM, subjectOf: creditHoldSubject, idOf, messageIdOf, decode: decodeHold });
   }
 
   /**

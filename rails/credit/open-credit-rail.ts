@@ -1,4 +1,4 @@
-import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
+import type { Nats } from '../../actors/nats.js';
 import type { Pact } from '../../machines/pact/types.js';
 import type { KeyPair } from '../../protocol/sign.js';
 import type { RailAddressBook } from '../address-book.js';
@@ -15,7 +15,7 @@ export interface CreditRailSettings {
   /** The server's party, paid arbitration fees, and where its fee wallet's token is kept. */
   serverKey: KeyPair;
   feeTokenFile: string;
-  nats: { js: JetStreamClient; jsm: JetStreamManager };
+  nats: Pick<Nats, 'publisher' | 'jsm'>;
   addressBook: RailAddressBook;
   pactOf(pactId: string): Promise<Pact | undefined>;
   now(): number;
@@ -29,7 +29,7 @@ export function openCreditRail({ wallet, serverKey, feeTokenFile, nats, addressB
   const client = new WalletClient(wallet);
   const rail = new CreditRail({
     wallet: client,
-    holds: new CreditHolds(nats.js, nats.jsm),
+    holds: new CreditHolds(nats.publisher, nats.jsm),
     walletOf: async (party) => (await addressBook.addressOf('credit', party))?.address,
     pactOf,
     now,

@@ -1,5 +1,5 @@
-import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import { privateKeyToAccount } from 'viem/accounts';
+import type { Nats } from '../../actors/nats.js';
 import type { RailAddressBook } from '../address-book.js';
 import type { Rail } from '../rail.js';
 import type { MppConfig } from '../mpp/config.js';
@@ -23,7 +23,7 @@ export interface EvmRailSettings {
   evm: EvmConfig;
   /** mpp is offered when it is configured too. */
   mpp: MppConfig | undefined;
-  nats: { js: JetStreamClient; jsm: JetStreamManager };
+  nats: Pick<Nats, 'publisher' | 'jsm'>;
   addressBook: RailAddressBook;
   now: () => number;
 }
@@ -33,7 +33,7 @@ export async function openEvmRails({ evm: config, mpp, nats, addressBook, now }:
   const account = privateKeyToAccount(config.escrowKey);
   const reader = chainReader(plainChain(config.chainId, config.rpcUrl), config.pollingIntervalMs);
   await checkDecimals(reader, config);
-  const wallet = await EscrowWallet.open(account, reader, new WalletLog(nats.js, nats.jsm, account.address));
+  const wallet = await EscrowWallet.open(account, reader, new WalletLog(nats.publisher, nats.jsm, account.address));
   const escrow = new EvmEscrow(config, wallet, reader, async (rail, party) => (await addressBook.addressOf(rail, party))?.address);
   await escrow.health(); // judged once before the first pact is asked for
   const watcher = setInterval(() => void escrow.health(), HEALTH_EVERY_MS).unref();

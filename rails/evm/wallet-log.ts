@@ -1,4 +1,5 @@
-import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
+import type { JetStreamManager } from '@nats-io/jetstream';
+import type { Publisher } from '../../actors/acked-publisher.js';
 import type { Address, Hex } from 'viem';
 import { messageObject, StreamJournal } from '../../actors/stream-journal.js';
 import { WALLET_STREAM, walletTxSubject } from '../../actors/subjects.js';
@@ -37,8 +38,8 @@ function decodeTx(data: Uint8Array, subject: string, wallet: Address): WalletTx 
  * compare-and-set on its last sequence, so every node that pays from the wallet signs each nonce once.
  */
 export class WalletLog extends StreamJournal<WalletTx> {
-  constructor(js: JetStreamClient, jsm: JetStreamManager, readonly wallet: Address) {
-    super(js, jsm, {
+  constructor(publisher: Publisher, jsm: JetStreamManager, readonly wallet: Address) {
+    super(publisher, jsm, {
       stream: WALLET_STREAM,
       subjectOf: walletTxSubject,
       idOf: () => wallet,

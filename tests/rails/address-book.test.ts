@@ -28,7 +28,7 @@ test.before(async (context) => {
     discard: DiscardPolicy.New,
     duplicate_window: 1_000_000_000, // one second, in nanoseconds
   });
-  context.book = new RailAddressBook(context.nats.js, context.nats.jsm);
+  context.book = new RailAddressBook(context.nats.publisher, context.nats.jsm);
 });
 test.after(async ({ root, server, nats }) => {
   await nats?.nc.close();

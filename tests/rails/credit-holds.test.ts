@@ -17,7 +17,7 @@ import { startJournalBench, type JournalBench } from '../support/journal-bench.j
 const test = suite<{ bench: JournalBench; holds: CreditHolds }>('credit holds');
 test.before(async (context) => {
   context.bench = await startJournalBench('credit-holds');
-  context.holds = new CreditHolds(context.bench.nats.js, context.bench.nats.jsm);
+  context.holds = new CreditHolds(context.bench.nats.publisher, context.bench.nats.jsm);
 });
 test.after(({ bench }) => bench.stop());
 

@@ -32,7 +32,7 @@ test.before(async (context) => {
   await context.chain.mint(context.chain.escrow.address, 1_000_000n);
   const open = async () => {
     const reader = chainReader(plainChain(context.chain.chainId, context.chain.rpcUrl), 20);
-    return EscrowWallet.open(context.chain.escrow.account, reader, new WalletLog(context.nats.js, context.nats.jsm, context.chain.escrow.address));
+    return EscrowWallet.open(context.chain.escrow.account, reader, new WalletLog(context.nats.publisher, context.nats.jsm, context.chain.escrow.address));
   };
   context.wallets = [await open(), await open()];
 });
@@ -72,7 +72,7 @@ test('two nodes paying 20 payouts at once, each twice: each paid once, nonces un
 
 test('the books: what escrow owes and what is unsettled, as every node and a restarted one count them', async ({ chain, nats, wallets }) => {
   const reader = chainReader(plainChain(chain.chainId, chain.rpcUrl), 20);
-  const restarted = await EscrowWallet.open(chain.escrow.account, reader, new WalletLog(nats.js, nats.jsm, chain.escrow.address));
+  const restarted = await EscrowWallet.open(chain.escrow.account, reader, new WalletLog(nats.publisher, nats.jsm, chain.escrow.address));
   try {
     for (const wallet of [...wallets, restarted]) {
       const recorded = await wallet.transactions();
