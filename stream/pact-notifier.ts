@@ -10,8 +10,12 @@ import type { EventStore } from './event-store.js';
 const RETRY_MS = 1_000;
 /** Pacts whose parties are kept from their creation entry; past this, the oldest are read from the journal again. */
 const KNOWN_PACTS = 10_000;
-/** The position is written after this many entries or more (a whole batch at a time), and whenever nothing is waiting; re-reading what follows it is harmless. */
+/**
+ * The position is written after this many entries or more (a whole batch at a time), and once nothing has
+ * waited for POSITION_IDLE_MS, not after every entry of a quiet node: re-reading what follows it is harmless.
+ */
 const POSITION_EVERY = 100;
+const POSITION_IDLE_MS = 1_000;
 /** Notifications made, checked and published together. */
 const BATCH = 64;
 
@@ -56,6 +60,10 @@ export class PactNotifier {
   private arrivals: JournalMessage[] = [];
   private working: Promise<void> | undefined;
   private stopped = false;
+  /** The journal sequence notified up to, and the one the store holds. */
+  private reached = 0;
+  private written = 0;
+  private positionTimer: NodeJS.Timeout | undefined;
   /** Each pact's parties, read from its creation entry, for the few pacts being followed at once. */
   private readonly parties = new Map<string, string[]>();
 
@@ -71,38 +79,69 @@ export class PactNotifier {
   }
 
   async start(): Promise<void> {
-    await this.follower.start(await this.store.notifiedUpTo());
+    this.reached = this.written = await this.store.notifiedUpTo();
+    await this.follower.start(this.reached);
   }
 
   async stop(): Promise<void> {
     this.stopped = true; // first: a follower held back by this receiver is let go
     await this.follower.stop();
     await this.working;
+    clearTimeout(this.positionTimer);
+    await this.writePosition();
   }
 
   private arrive(message: JournalMessage): Promise<void> | undefined {
     this.arrivals.push(message);
-    if (!this.working && !this.stopped) this.working = this.work().finally(() => (this.working = undefined));
+    this.kick();
     return this.arrivals.length >= MAX_BACKLOG ? this.working : undefined;
   }
 
+  /** Starts working through the arrivals, unless work (or a position write) is under way: it kicks again when done. */
+  private kick(): void {
+    if (this.working || this.stopped || this.arrivals.length === 0) return;
+    this.working = this.work().finally(() => this.done());
+  }
+
+  /** What arrived between the end of the work and now is worked through too. */
+  private done(): void {
+    this.working = undefined;
+    this.kick();
+  }
+
   private async work(): Promise<void> {
-    let unwritten = 0;
     while (this.arrivals.length > 0 && !this.stopped) {
       const batch = this.arrivals.slice(0, BATCH);
       try {
         await this.notifyAll(batch);
         this.arrivals.splice(0, batch.length);
-        unwritten += batch.length;
-        if (unwritten >= POSITION_EVERY || this.arrivals.length === 0) {
-          await this.store.notified(batch.at(-1)!.seq);
-          unwritten = 0;
-        }
+        this.reached = batch.at(-1)!.seq;
+        if (this.reached - this.written >= POSITION_EVERY) await this.writePosition();
       } catch (error) {
         console.error('pact notifier could not publish; retrying in a second:', String(error));
         await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
       }
     }
+    if (!this.stopped) this.writePositionLater();
+  }
+
+  /** Writes the position once the notifier has been idle for POSITION_IDLE_MS (never while it works: one write at a time). */
+  private writePositionLater(): void {
+    clearTimeout(this.positionTimer);
+    this.positionTimer = setTimeout(() => {
+      if (this.working || this.stopped) return; // the work under way, or stop(), writes it
+      this.working = this.writePosition()
+        .catch((error) => console.error('pact notifier could not keep its position:', String(error)))
+        .finally(() => this.done());
+    }, POSITION_IDLE_MS);
+    this.positionTimer.unref();
+  }
+
+  private async writePosition(): Promise<void> {
+    if (this.reached <= this.written) return;
+    const reached = this.reached;
+    await this.store.notified(reached);
+    this.written = reached;
   }
 
   private remember(pactId: string, parties: string[]): void {

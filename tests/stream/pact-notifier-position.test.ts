@@ -1,0 +1,89 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { JournalEntry } from '../../actors/journal.js';
+import { nodeSigner, signingHere } from '../../protocol/node-signer.js';
+import { generateKeyPair } from '../../protocol/sign.js';
+import type { PublicEvent } from '../../stream/event.js';
+import { EventStore } from '../../stream/event-store.js';
+import { PactNotifier } from '../../stream/pact-notifier.js';
+import { startJournalBench, type JournalBench } from '../support/journal-bench.js';
+import { pactFrom, twoPartySpec } from '../support/pacts.js';
+
+// The notifier keeps its journal position in the event store: not after every entry of a quiet node, but
+// once it has been idle a moment, and when it stops. A notifier started again goes on from there.
+
+interface Context {
+  bench: JournalBench;
+  store: EventStore;
+  published: PublicEvent[];
+  /** Every notifier a test started: stopped after it, failed or not. */
+  notifiers: PactNotifier[];
+}
+
+const test = suite<Context>('pact notifier: its position');
+test.before.each(async (context) => {
+  context.bench = await startJournalBench('notifier-position');
+  context.store = new EventStore(context.bench.level);
+  await context.store.open('test stream');
+  context.published = [];
+  context.notifiers = [];
+});
+test.after.each(async ({ bench, notifiers }) => {
+  for (const notifier of notifiers) await notifier.stop();
+  await bench.stop();
+});
+
+const server = generateKeyPair();
+const pact = pactFrom(twoPartySpec(generateKeyPair(), generateKeyPair()));
+const at = Date.now();
+
+function notifierOf({ bench, store, published, notifiers }: Context): PactNotifier {
+  const publish = async (event: PublicEvent) => void published.push(event);
+  const notifier = new PactNotifier(bench.nats, store, publish, signingHere(nodeSigner(server)), { now: () => Date.now() }, 'position-node');
+  notifiers.push(notifier);
+  return notifier;
+}
+
+/** Appends the pact's entry of `nonce` (its creation at 0) with a state change, after `lastSeq`; resolves to its sequence. */
+function appendEntry({ bench }: Context, nonce: number, lastSeq: number): Promise<number> {
+  const event = nonce === 0 ? { type: 'created', at, pact } : { type: 'cancelled', at: at + nonce };
+  const entry = { pactId: pact.id, nonce, commandId: `command-${nonce}`, event, state: nonce === 0 ? 'PROPOSED' : 'CANCELLED' } as JournalEntry;
+  return bench.journal.append(entry, lastSeq);
+}
+
+async function until<T>(what: string, value: () => Promise<T> | T, wanted: (value: T) => boolean): Promise<T> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const now = await value();
+    if (wanted(now)) return now;
+    if (Date.now() > deadline) throw new Error(`${what}: still ${String(now)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+test('once the notifier is idle, its position is written', async (context) => {
+  const first = await appendEntry(context, 0, 0);
+  const second = await appendEntry(context, 1, first);
+  const notifier = notifierOf(context);
+  await notifier.start();
+  await until('notifications', () => context.published.length, (n) => n === 2);
+  assert.is(await until('position', () => context.store.notifiedUpTo(), (seq) => seq === second), second);
+});
+
+test('stop writes the position; a notifier started again notifies only what came after it', async (context) => {
+  const first = await appendEntry(context, 0, 0);
+  const notifier = notifierOf(context);
+  await notifier.start();
+  await until('notification', () => context.published.length, (n) => n === 1);
+  await notifier.stop();
+  assert.is(await context.store.notifiedUpTo(), first);
+
+  const again = notifierOf(context);
+  await again.start();
+  await appendEntry(context, 1, first);
+  await until('notification after the restart', () => context.published.length, (n) => n >= 2);
+  await new Promise((resolve) => setTimeout(resolve, 300)); // room for a wrong second notification of the creation
+  assert.equal(context.published.map((event) => event.kind), ['pact.PROPOSED', 'pact.CANCELLED']);
+});
+
+test.run();
