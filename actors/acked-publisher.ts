@@ -73,7 +73,8 @@ export class AckedPublisher implements Publisher {
     return new Promise<Ack>((resolve, reject) => {
       this.waiting.set(token, { resolve, reject, due: performance.now() + this.timeoutMs });
       try {
-        this.nc.publish(subject, data, { reply: `${this.inbox}.${token}`, headers: headersOf(options) });
+        const bytes = typeof data === 'string' ? Buffer.from(data) : data; // pooled, where the client would allocate a TextEncoder's ArrayBuffer
+        this.nc.publish(subject, bytes, { reply: `${this.inbox}.${token}`, headers: headersOf(options) });
       } catch (error) {
         this.waiting.delete(token);
         reject(error as Error);

@@ -4,11 +4,11 @@ import { pactError } from '../protocol/errors.js';
 import type { Nats } from './nats.js';
 import { noAnswerInTime, type CommandSender } from './command-sender.js';
 import type { CommandMessage, CommandReply, HostCommand } from './messages.js';
+import { jsonBytes } from './stream-journal.js';
 import { commandKindOf, commandSubject, partitionOf, REPLY_PREFIX } from './subjects.js';
 
 type Waiter = { resolve: (reply: CommandReply) => void; timer: NodeJS.Timeout };
 
-const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
 /**
@@ -57,7 +57,7 @@ export class CommandBus implements CommandSender {
 
   private async publish(id: string, message: CommandMessage): Promise<void> {
     const subject = commandSubject(partitionOf(message.pactId, this.partitions), commandKindOf(message.command));
-    const data = encoder.encode(JSON.stringify(message));
+    const data = jsonBytes(message);
     for (let attempt = 1; ; attempt++) {
       try {
         await this.nats.publisher.publish(subject, data, { msgID: id });

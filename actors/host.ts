@@ -8,6 +8,7 @@ import type { Verifier } from '../protocol/verify-pool.js';
 import { admit, type Admission, type Admitting } from './admission.js';
 import type { AdmittedRequest, CommandMessage, CommandReply, HostCommand } from './messages.js';
 import { PactActor, type ActorDeps } from './pact-actor.js';
+import { jsonBytes } from './stream-journal.js';
 import { CMD_STREAM, JOURNAL_STREAM, kindOfSubject, partitionCommands, partitionConsumer, partitionOf, REPLY_PREFIX, type CommandKind } from './subjects.js';
 
 export interface HostOptions {
@@ -27,7 +28,6 @@ interface Live {
   lastUsed: number;
 }
 
-const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
 /**
@@ -138,7 +138,7 @@ export class ActorHost {
       return;
     }
     void this.run(command, kind).then((reply) => {
-      if (command.replyTo) this.nats.nc.publish(command.replyTo, encoder.encode(JSON.stringify(withoutText(reply))));
+      if (command.replyTo) this.nats.nc.publish(command.replyTo, jsonBytes(withoutText(reply)));
       message.ack();
     });
   }

@@ -20,8 +20,10 @@ export interface JournalLayout<E> {
   decode(data: Uint8Array, subject: string): E | undefined;
 }
 
-const encoder = new TextEncoder();
 const decoder = new TextDecoder();
+
+/** `value` as JSON in UTF-8, from Node's buffer pool (TextEncoder allocates each time: three times as long for a 1 KB entry). */
+export const jsonBytes = (value: unknown): Uint8Array => Buffer.from(JSON.stringify(value));
 
 /** A journal message's JSON object, to be checked field by field; undefined when it is not one. */
 export function messageObject<T>(data: Uint8Array): Partial<T> | undefined {
@@ -57,7 +59,7 @@ export class StreamJournal<E> {
     const { stream, subjectOf, idOf, messageIdOf } = this.layout;
     let ack;
     try {
-      ack = await this.publisher.publish(subjectOf(idOf(entry)), encoder.encode(JSON.stringify(entry)), {
+      ack = await this.publisher.publish(subjectOf(idOf(entry)), jsonBytes(entry), {
         msgID: messageIdOf(entry),
         expect: { lastSubjectSequence: expectedLastSeq, streamName: stream },
       });
