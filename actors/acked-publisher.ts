@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { createInbox, headers, type Msg, type NatsConnection } from '@nats-io/transport-node';
+import { createInbox, headers, PermissionViolationError, type Msg, type NatsConnection } from '@nats-io/transport-node';
 
 /** What a JetStream publish may ask for: a message id (deduplication) and a compare-and-set. */
 export interface PublishOptions {
@@ -33,6 +33,7 @@ const SWEEP_MS = 250;
 const decoder = new TextDecoder();
 
 interface Waiting {
+  subject: string;
   resolve: (ack: Ack) => void;
   reject: (error: Error) => void;
   due: number;
@@ -46,7 +47,8 @@ interface Waiting {
  * expires whatever waited longer than `timeoutMs`. A message without an answer in time may or may not be
  * stored, as with the client: the caller reads before it decides again. Answers are not lost on a reconnect
  * (the subscription is renewed), nor hurried: a publish the connection dropped simply expires. Should the
- * inbox subscription fail (a NATS user not allowed it), every publish waiting or to come is refused with that error.
+ * inbox subscription fail (a NATS user not allowed it), every publish waiting or to come is refused with that error;
+ * a publish the user may not make is refused as soon as the server says so.
  */
 export class AckedPublisher implements Publisher {
   private readonly inbox: string;
@@ -65,13 +67,14 @@ export class AckedPublisher implements Publisher {
     nc.subscribe(`${this.inbox}.*`, { callback: (error, message) => (error ? this.failed(error) : this.answered(message)) });
     this.sweeper = setInterval(() => this.expire(performance.now()), SWEEP_MS).unref();
     void nc.closed().then(() => this.close());
+    void this.refuseDeniedPublishes();
   }
 
   publish(subject: string, data: Uint8Array | string, options: PublishOptions = {}): Promise<Ack> {
     if (this.broken) return Promise.reject(this.broken);
     const token = (++this.next).toString(36);
     return new Promise<Ack>((resolve, reject) => {
-      this.waiting.set(token, { resolve, reject, due: performance.now() + this.timeoutMs });
+      this.waiting.set(token, { subject, resolve, reject, due: performance.now() + this.timeoutMs });
       try {
         const bytes = typeof data === 'string' ? Buffer.from(data) : data; // pooled, where the client would allocate a TextEncoder's ArrayBuffer
         this.nc.publish(subject, bytes, { reply: `${this.inbox}.${token}`, headers: headersOf(options) });
@@ -98,6 +101,18 @@ export class AckedPublisher implements Publisher {
       if (waiting.due > now) break;
       this.waiting.delete(token);
       waiting.reject(new Error(`no acknowledgement from JetStream within ${this.timeoutMs} ms; the message may be stored or not`));
+    }
+  }
+
+  /** The server answers a publish it does not allow with an error on the connection, not on the reply subject. */
+  private async refuseDeniedPublishes(): Promise<void> {
+    for await (const status of this.nc.status()) {
+      if (status.type !== 'error' || !(status.error instanceof PermissionViolationError) || status.error.operation !== 'publish') continue;
+      for (const [token, waiting] of this.waiting) {
+        if (waiting.subject !== status.error.subject) continue;
+        this.waiting.delete(token);
+        waiting.reject(status.error);
+      }
     }
   }
 

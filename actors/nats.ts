@@ -24,7 +24,7 @@ const NANOS_PER_MS = 1_000_000;
 export interface Nats {
   nc: NatsConnection;
   js: JetStreamClient;
-  /** Publishes of the hot paths (journal appends, Agent Stream events): see acked-publisher.ts. */
+  /** The role's JetStream publishes (journal appends, Agent Stream events, commands to another host): see acked-publisher.ts. */
   publisher: Publisher;
   jsm: JetStreamManager;
 }

@@ -88,7 +88,7 @@ export class PactNotifier {
     await this.follower.stop();
     await this.working;
     clearTimeout(this.positionTimer);
-    await this.writePosition();
+    await this.keepPosition();
   }
 
   private arrive(message: JournalMessage): Promise<void> | undefined {
@@ -116,11 +116,12 @@ export class PactNotifier {
         await this.notifyAll(batch);
         this.arrivals.splice(0, batch.length);
         this.reached = batch.at(-1)!.seq;
-        if (this.reached - this.written >= POSITION_EVERY) await this.writePosition();
       } catch (error) {
         console.error('pact notifier could not publish; retrying in a second:', String(error));
         await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
+        continue;
       }
+      if (this.reached - this.written >= POSITION_EVERY) await this.keepPosition();
     }
     if (!this.stopped) this.writePositionLater();
   }
@@ -130,18 +131,22 @@ export class PactNotifier {
     clearTimeout(this.positionTimer);
     this.positionTimer = setTimeout(() => {
       if (this.working || this.stopped) return; // the work under way, or stop(), writes it
-      this.working = this.writePosition()
-        .catch((error) => console.error('pact notifier could not keep its position:', String(error)))
-        .finally(() => this.done());
+      this.working = this.keepPosition().finally(() => this.done());
     }, POSITION_IDLE_MS);
     this.positionTimer.unref();
   }
 
-  private async writePosition(): Promise<void> {
+  /** Writes the position reached; one that cannot be written is tried again later (until then a restart re-reads a little more). */
+  private async keepPosition(): Promise<void> {
     if (this.reached <= this.written) return;
     const reached = this.reached;
-    await this.store.notified(reached);
-    this.written = reached;
+    try {
+      await this.store.notified(reached);
+      this.written = reached;
+    } catch (error) {
+      console.error('pact notifier could not keep its position:', String(error));
+      if (!this.stopped) this.writePositionLater();
+    }
   }
 
   private remember(pactId: string, parties: string[]): void {

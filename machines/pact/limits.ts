@@ -13,13 +13,13 @@ export const MAX_FUNDING_ROUNDS = 5;
 export const MAX_TERMS_BYTES = 65_536;
 export const MAX_PROPOSAL_BYTES = 65_536;
 
-const jsonBytes = (value: unknown) => new TextEncoder().encode(JSON.stringify(value)).length;
+const jsonByteLength = (value: unknown) => new TextEncoder().encode(JSON.stringify(value)).length;
 
 /** Which part of a call is larger than the pact may keep, with its limit; undefined when all fit. */
 export function oversizedPart(action: string, call: unknown): { field: string; limit: number } | undefined {
-  if (action === 'pacts.create' && jsonBytes((call as { terms?: unknown }).terms ?? null) > MAX_TERMS_BYTES) {
+  if (action === 'pacts.create' && jsonByteLength((call as { terms?: unknown }).terms ?? null) > MAX_TERMS_BYTES) {
     return { field: 'call.terms', limit: MAX_TERMS_BYTES };
   }
-  if (action === 'pacts.propose' && jsonBytes(call) > MAX_PROPOSAL_BYTES) return { field: 'call', limit: MAX_PROPOSAL_BYTES };
+  if (action === 'pacts.propose' && jsonByteLength(call) > MAX_PROPOSAL_BYTES) return { field: 'call', limit: MAX_PROPOSAL_BYTES };
   return undefined;
 }

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connect } from '@nats-io/transport-node';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { AckedPublisher, PublishRefused } from '../../actors/acked-publisher.js';
@@ -74,29 +74,44 @@ test('what waits when the connection closes is refused', async ({ bench, publish
 
 test.run();
 
-const denied = suite('acked publisher whose NATS user may not read its inbox');
+const denied = suite('acked publisher of a NATS user denied something');
 
-denied('every publish is refused at once with the permission error, and the connection still works', async () => {
+/** Runs `use` on a connection of a user with `permissions` (nats-server configuration syntax), its inbox prefix `_INBOX_ok`. */
+async function asUser(permissions: string, use: (nc: NatsConnection) => Promise<void>): Promise<void> {
   const root = mkdtempSync(join(tmpdir(), 'pact-acked-denied-'));
   const conf = join(root, 'nats.conf');
-  writeFileSync(conf, 'authorization { users = [ { user: "u", password: "p", permissions: { publish: { allow: [">"] }, subscribe: { allow: ["_INBOX_ok.>"] } } } ] }\n');
+  writeFileSync(conf, `authorization { users = [ { user: "u", password: "p", permissions: ${permissions} } ] }\n`);
   const server = await startNatsServer(join(root, 'nats'), ['-c', conf]);
   const nc = await connect({ servers: server.url, user: 'u', pass: 'p', inboxPrefix: '_INBOX_ok' });
   const quietly = console.error;
   console.error = () => undefined;
   try {
-    const publisher = new AckedPublisher(nc, '_INBOX_denied', 10_000);
-    const started = Date.now();
-    assert.match(String(await refusal(publisher.publish('x.y', 'z'))), /permission/i);
-    assert.match(String(await refusal(publisher.publish('x.y', 'z'))), /permission/i);
-    assert.ok(Date.now() - started < 5_000, 'refused long before the 10 s timeout');
-    assert.ok((await nc.request('$JS.API.INFO', '', { timeout: 5_000 })).string().length > 0, 'the connection still answers');
+    await use(nc);
   } finally {
     console.error = quietly;
     await nc.close();
     await server.stop();
     rmSync(root, { recursive: true, force: true });
   }
-});
+}
+
+denied('may not read its inbox: every publish is refused at once with the permission error, and the connection still works', () =>
+  asUser('{ publish: { allow: [">"] }, subscribe: { allow: ["_INBOX_ok.>"] } }', async (nc) => {
+    const publisher = new AckedPublisher(nc, '_INBOX_denied', 10_000);
+    const started = Date.now();
+    assert.match(String(await refusal(publisher.publish('x.y', 'z'))), /permission/i);
+    assert.match(String(await refusal(publisher.publish('x.y', 'z'))), /permission/i);
+    assert.ok(Date.now() - started < 5_000, 'refused long before the 10 s timeout');
+    assert.ok((await nc.request('$JS.API.INFO', '', { timeout: 5_000 })).string().length > 0, 'the connection still answers');
+  }));
+
+denied('may not publish to a subject: that publish is refused with the permission error, not left to time out', () =>
+  asUser('{ publish: { allow: ["$JS.API.>", "allowed.>"] }, subscribe: { allow: ["_INBOX_ok.>"] } }', async (nc) => {
+    const publisher = new AckedPublisher(nc, '_INBOX_ok', 60_000);
+    const refused = refusal(publisher.publish('x.y', 'z'));
+    const elsewhere = refusal(publisher.publish('allowed.one', 'z')); // allowed, but no stream takes it
+    assert.match(String(await refused), /permissions violation for publish to "x\.y"/i);
+    assert.match(String(await elsewhere), /503|no responders/i);
+  }));
 
 denied.run();

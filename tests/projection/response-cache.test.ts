@@ -31,6 +31,17 @@ test('a change replaces a cached body, and the least recently read go first past
   assert.equal(cache.get('a'), bodyOf(text(4)));
 });
 
+test('the budget counts what a text takes in memory: two bytes a character once one is past U+00FF', async () => {
+  const ascii = text(1);
+  const wide = ascii.replace('xx', '\u20ac'); // one character fewer, two bytes more in UTF-8, twice the memory
+  const asciiBytes = Buffer.byteLength(bodyOf(ascii));
+  const cache = new ResponseCache(2 * asciiBytes + 10); // both would fit, counted in UTF-8
+  await cache.fill('a', async () => ascii);
+  await cache.fill('b', async () => wide);
+  assert.is(cache.get('a'), undefined, 'the ASCII body made room');
+  assert.is(cache.get('b'), bodyOf(wide));
+});
+
 test('an unknown pact is not cached', async () => {
   const cache = new ResponseCache(10_000);
   assert.is(await cache.fill('p_x', async () => undefined), undefined);
