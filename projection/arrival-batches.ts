@@ -3,7 +3,7 @@ import { MAX_BACKLOG, type JournalMessage } from './journal-follower.js';
 const RETRY_MS = 1_000;
 
 /**
- * What a read model's projector takes from its journal follower: messages written in batches, the next batch being
+ * What a projector (or the pact notifier) takes from its journal follower: messages written in batches, the next batch being
  * whatever arrived while the last was written. A batch whose write fails is written again a second later, before
  * anything newer. The follower is held back (the promise `arrive` returns) once the backlog is full, in messages
  * or, when `maxBytes` is given, in bytes.

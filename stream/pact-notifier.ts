@@ -2,12 +2,12 @@ import type { Nats } from '../actors/nats.js';
 import { decodeEntry, journalMessage, type JournalEntry } from '../actors/journal.js';
 import { JOURNAL_STREAM, journalSubject } from '../actors/subjects.js';
 import type { AsyncSigner } from '../protocol/node-signer.js';
-import { JournalFollower, MAX_BACKLOG, type JournalMessage } from '../projection/journal-follower.js';
+import { ArrivalBatches } from '../projection/arrival-batches.js';
+import { JournalFollower, type JournalMessage } from '../projection/journal-follower.js';
 import type { Clock } from '../runtime/clock.js';
 import { eventIdOf, MAX_EVENT_LIFETIME_MS, type PublicEvent } from './event.js';
 import type { EventStore } from './event-store.js';
 
-const RETRY_MS = 1_000;
 /** Pacts whose parties are kept from their creation entry; past this, the oldest are read from the journal again. */
 const KNOWN_PACTS = 10_000;
 /**
@@ -57,12 +57,13 @@ export const receivedAtOf = (notification: PublicEvent, now: number) => Math.max
  */
 export class PactNotifier {
   private readonly follower: JournalFollower;
-  private arrivals: JournalMessage[] = [];
-  private working: Promise<void> | undefined;
+  private readonly batches = new ArrivalBatches('the pact notifier', (messages) => this.notifyInBatches(messages));
   private stopped = false;
   /** The journal sequence notified up to, and the one the store holds. */
   private reached = 0;
   private written = 0;
+  /** Position writes, one after the other: a later one never lands first. */
+  private positionWrites: Promise<void> = Promise.resolve();
   private positionTimer: NodeJS.Timeout | undefined;
   /** Each pact's parties, read from its creation entry, for the few pacts being followed at once. */
   private readonly parties = new Map<string, string[]>();
@@ -75,7 +76,7 @@ export class PactNotifier {
     private readonly clock: Clock,
     nodeId: string,
   ) {
-    this.follower = new JournalFollower(nats, JOURNAL_STREAM, `notifier-${nodeId}`, (message) => this.arrive(message));
+    this.follower = new JournalFollower(nats, JOURNAL_STREAM, `notifier-${nodeId}`, (message) => this.batches.arrive(message));
   }
 
   async start(): Promise<void> {
@@ -84,60 +85,39 @@ export class PactNotifier {
   }
 
   async stop(): Promise<void> {
-    this.stopped = true; // first: a follower held back by this receiver is let go
+    this.stopped = true;
+    this.batches.halt(); // first: a follower held back by a full backlog is let go
     await this.follower.stop();
-    await this.working;
+    await this.batches.finished();
     clearTimeout(this.positionTimer);
     await this.keepPosition();
   }
 
-  private arrive(message: JournalMessage): Promise<void> | undefined {
-    this.arrivals.push(message);
-    this.kick();
-    return this.arrivals.length >= MAX_BACKLOG ? this.working : undefined;
-  }
-
-  /** Starts working through the arrivals, unless work (or a position write) is under way: it kicks again when done. */
-  private kick(): void {
-    if (this.working || this.stopped || this.arrivals.length === 0) return;
-    this.working = this.work().finally(() => this.done());
-  }
-
-  /** What arrived between the end of the work and now is worked through too. */
-  private done(): void {
-    this.working = undefined;
-    this.kick();
-  }
-
-  private async work(): Promise<void> {
-    while (this.arrivals.length > 0 && !this.stopped) {
-      const batch = this.arrivals.slice(0, BATCH);
-      try {
-        await this.notifyAll(batch);
-        this.arrivals.splice(0, batch.length);
-        this.reached = batch.at(-1)!.seq;
-      } catch (error) {
-        console.error('pact notifier could not publish; retrying in a second:', String(error));
-        await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
-        continue;
-      }
+  /** Notifies what arrived, BATCH entries at a time, moving the position on; it is written once the notifier is idle. */
+  private async notifyInBatches(messages: JournalMessage[]): Promise<void> {
+    for (let i = 0; i < messages.length && !this.stopped; i += BATCH) {
+      const batch = messages.slice(i, i + BATCH);
+      await this.notifyAll(batch);
+      this.reached = batch.at(-1)!.seq;
       if (this.reached - this.written >= POSITION_EVERY) await this.keepPosition();
     }
     if (!this.stopped) this.writePositionLater();
   }
 
-  /** Writes the position once the notifier has been idle for POSITION_IDLE_MS (never while it works: one write at a time). */
+  /** Writes the position once the notifier has been idle for POSITION_IDLE_MS. */
   private writePositionLater(): void {
     clearTimeout(this.positionTimer);
-    this.positionTimer = setTimeout(() => {
-      if (this.working || this.stopped) return; // the work under way, or stop(), writes it
-      this.working = this.keepPosition().finally(() => this.done());
-    }, POSITION_IDLE_MS);
-    this.positionTimer.unref();
+    this.positionTimer = setTimeout(() => void this.keepPosition(), POSITION_IDLE_MS).unref();
   }
 
-  /** Writes the position reached; one that cannot be written is tried again later (until then a restart re-reads a little more). */
-  private async keepPosition(): Promise<void> {
+  /** Writes the position reached, after any write under way. */
+  private keepPosition(): Promise<void> {
+    this.positionWrites = this.positionWrites.then(() => this.writePosition());
+    return this.positionWrites;
+  }
+
+  /** One that cannot be written is tried again later (until then a restart re-reads a little more); never throws. */
+  private async writePosition(): Promise<void> {
     if (this.reached <= this.written) return;
     const reached = this.reached;
     try {
