@@ -4,7 +4,7 @@ import type { PactEvent } from '../machines/pact/events.js';
 import type { SignedOffer } from '../machines/offer/types.js';
 import type { Pact, PactState, Payout } from '../machines/pact/types.js';
 import type { SignedCall } from '../protocol/signed-call.js';
-import { jsonBytes, messageObject, streamMessage, StreamJournal } from './stream-journal.js';
+import { messageObject, streamMessage, StreamJournal } from './stream-journal.js';
 import { JOURNAL_STREAM, journalSubject } from './subjects.js';
 
 /** A pact's first entry carries its initial record: the creator's spec plus what the server pinned. */
@@ -77,7 +77,6 @@ export const RECENT_COMMANDS = 16;
 /** A pact's latest command ids once `commandId` is applied: the actor and the projector keep the same. */
 export const recentAfter = (recent: readonly string[], commandId: string) => [...recent, commandId].slice(-RECENT_COMMANDS);
 
-export const encodeEntry = (entry: JournalEntry) => jsonBytes(entry);
 /**
  * The entry in a journal message on `subject`; undefined for a message that is not an entry of that
  * subject's pact (nothing of ours writes one). Whether the machine accepts its event is the replay's to say.
