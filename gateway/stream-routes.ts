@@ -64,8 +64,8 @@ export function registerStreamRoutes(app: FastifyInstance, deps: StreamRouteDeps
     const closed = await deps.stream.gate.problem(event.publisher);
     if (closed) return sendError(reply, closed);
     const accepted = { accepted: true, eventId: event.id };
-    if ((await store.seqOf(event.id)) !== undefined) return accepted; // published before: idempotent, not counted again
-    if ((await store.takenInHour(event.publisher, now)) >= quota.perHour) return overQuota(reply, now);
+    if (store.seqOf(event.id) !== undefined) return accepted; // published before: idempotent, not counted again
+    if (store.takenInHour(event.publisher, now) >= quota.perHour) return overQuota(reply, now);
     let seq: number;
     try {
       seq = await storeEvent(publisher, event, now, projector);
@@ -75,7 +75,7 @@ export function registerStreamRoutes(app: FastifyInstance, deps: StreamRouteDeps
     // Whether the event is kept is the stream's order to say (the quota is applied there, the same on every
     // node): the answer waits for this node's store to have read that far.
     await projector.reached(seq, READ_YOUR_WRITES_WAIT_MS);
-    if ((await store.seqOf(event.id)) !== undefined) return accepted;
+    if (store.seqOf(event.id) !== undefined) return accepted;
     if (projector.reachedSeq >= seq) return overQuota(reply, now);
     return sendError(reply, pactError('unavailable', 'the event is stored but not yet confirmed; publish it again (it is idempotent)'));
   });
