@@ -99,9 +99,8 @@ export class EventProjector {
   /** The events of a batch the store does not hold yet (an id published again past NATS's duplicate window is one event). */
   private async newEvents(batch: JournalMessage[]) {
     const arrived = (await Promise.all(batch.map((message) => this.checkedArrival(message)))).filter((event) => event !== undefined);
-    const stored = await this.store.seqsOf(arrived.map(({ received }) => received.event.id));
     const seen = new Set<string>();
-    return arrived.filter(({ received: { event } }, i) => stored[i] === undefined && !seen.has(event.id) && seen.add(event.id));
+    return arrived.filter(({ received: { event } }) => this.store.seqOf(event.id) === undefined && !seen.has(event.id) && seen.add(event.id));
   }
 
   /** The event a message holds, when it is one the stream takes; the check's verifier failing throws (the batch is retried). */

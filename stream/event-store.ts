@@ -115,11 +115,6 @@ export class EventStore {
     return this.recentIds.get(eventId) ?? this.ids.getSync(eventId);
   }
 
-  /** `seqOf` of each of `eventIds`, in one read. */
-  async seqsOf(eventIds: string[]): Promise<(number | undefined)[]> {
-    return eventIds.length === 0 ? [] : ((await this.ids.getMany(eventIds)) as (number | undefined)[]);
-  }
-
   /** How many events of `publisher` the store took in the hour of `at`. */
   takenInHour(publisher: string, at: number): number {
     return this.hourCount(hourKeyOf(publisher, at)) ?? 0;

@@ -143,10 +143,9 @@ export class PactNotifier {
   private async notifyAll(messages: JournalMessage[]): Promise<void> {
     const made = await Promise.all(messages.map((message) => this.notificationFor(message)));
     const events = made.filter((event): event is PublicEvent => event !== undefined && Date.parse(event.expiresAt) > this.clock.now());
-    const stored = await this.store.seqsOf(events.map((event) => event.id));
     const byPact = new Map<string, PublicEvent[]>();
-    events.forEach((event, i) => {
-      if (stored[i] !== undefined) return;
+    events.forEach((event) => {
+      if (this.store.seqOf(event.id) !== undefined) return;
       const pactId = (event.body as { pactId: string }).pactId;
       const ofPact = byPact.get(pactId);
       if (ofPact) ofPact.push(event);

@@ -50,7 +50,7 @@ const notification = (nonce: number, at = Date.now()) => {
 async function stored({ bench, projector, store }: Context, event: PublicEvent, vouched: boolean): Promise<boolean> {
   const seq = await storeEvent(bench.nats.js, event, Date.now(), vouched ? projector : undefined);
   await projector.reached(seq, 5_000);
-  const [storedSeq] = await store.seqsOf([event.id]);
+  const storedSeq = store.seqOf(event.id);
   return storedSeq === seq;
 }
 
