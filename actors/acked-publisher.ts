@@ -79,47 +79,47 @@ export class AckedPublisher implements Publisher {
     void this.refuseDeniedPublishes();
   }
 
-  /**
-   * Sends the message with the others made in the same turn of the event loop: the client writes to its
-   * socket once per microtask checkpoint, which is once per HTTP request when each request publishes, and
-   * a loopback write costs tens of microseconds. Held until the loop's check phase, the publishes of
-   * every request read in one poll leave in one write.
-   */
+  /** Sends the message with the others made in the same turn of the event loop, in one socket write (docs/ARCHITECTURE.md). */
   publish(subject: string, data: Uint8Array | string, options: PublishOptions = {}): Promise<Ack> {
     if (this.broken) return Promise.reject(this.broken);
     const token = (++this.next).toString(36);
+    const bytes = typeof data === 'string' ? Buffer.from(data) : data; // pooled, where the client would allocate a TextEncoder's ArrayBuffer
     return new Promise<Ack>((resolve, reject) => {
       this.waiting.set(token, { subject, resolve, reject, due: performance.now() + this.timeoutMs });
-      const bytes = typeof data === 'string' ? Buffer.from(data) : data; // pooled, where the client would allocate a TextEncoder's ArrayBuffer
       if (this.outgoing.push({ subject, bytes, options, token }) === 1) setImmediate(() => this.send());
     });
   }
 
+  /** Sends what was made since the last turn, but for what was refused meanwhile (its caller has been told it failed). */
   private send(): void {
     const outgoing = this.outgoing;
     this.outgoing = [];
     for (const { subject, bytes, options, token } of outgoing) {
+      if (!this.waiting.has(token)) continue;
       try {
         this.nc.publish(subject, bytes, { reply: `${this.inbox}.${token}`, headers: headersOf(options) });
       } catch (error) {
-        const waiting = this.waiting.get(token);
-        this.waiting.delete(token);
-        waiting?.reject(error as Error);
+        this.take(token)?.reject(error as Error);
       }
     }
   }
 
   private answered(message: Msg): void {
-    const token = message.subject.slice(this.inbox.length + 1);
-    const waiting = this.waiting.get(token);
+    const waiting = this.take(message.subject.slice(this.inbox.length + 1));
     if (!waiting) return; // expired already
-    this.waiting.delete(token);
     const outcome = ackOf(message);
     if (outcome instanceof Error) waiting.reject(outcome);
     else waiting.resolve(outcome);
   }
 
-  /** Refuses what waited past its time; they wait in the order they were sent, each as long. */
+  /** The publish waiting under `token`, no longer waiting. */
+  private take(token: string): Waiting | undefined {
+    const waiting = this.waiting.get(token);
+    this.waiting.delete(token);
+    return waiting;
+  }
+
+  /** Refuses what waited past its time; they wait in the order they were made, each as long. */
   private expire(now: number): void {
     for (const [token, waiting] of this.waiting) {
       if (waiting.due > now) break;

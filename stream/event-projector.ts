@@ -100,7 +100,7 @@ export class EventProjector {
   private async newEvents(batch: JournalMessage[]) {
     const arrived = (await Promise.all(batch.map((message) => this.checkedArrival(message)))).filter((event) => event !== undefined);
     const seen = new Set<string>();
-    return arrived.filter(({ received: { event } }) => this.store.seqOf(event.id) === undefined && !seen.has(event.id) && seen.add(event.id));
+    return arrived.filter(({ received: { event } }) => !seen.has(event.id) && this.store.seqOf(event.id) === undefined && seen.add(event.id));
   }
 
   /** The event a message holds, when it is one the stream takes; the check's verifier failing throws (the batch is retried). */

@@ -69,6 +69,7 @@ export class EventStore {
   private readonly times;
   private readonly hours;
   private readonly meta;
+  private readonly sublevels;
   /** In-memory copies of the newest `ids` and `hours` entries: what publishing asks about most. */
   private readonly recentIds = new BoundedMap<string, number>(RECENT_IDS);
   private readonly recentHours = new BoundedMap<string, number>(RECENT_HOURS);
@@ -80,14 +81,15 @@ export class EventStore {
     this.times = level.sublevel<string, string>('event-times', { valueEncoding: 'utf8' });
     this.hours = level.sublevel<string, number>('event-hours', { valueEncoding: 'json' });
     this.meta = level.sublevel<string, unknown>('event-meta', { valueEncoding: 'json' });
+    this.sublevels = [this.texts, this.facets, this.ids, this.times, this.hours, this.meta];
   }
 
   /** Opens the store; clears one built from another stream (made anew, or another NATS). */
   async open(streamCreated: string): Promise<void> {
-    await Promise.all([this.texts, this.facets, this.ids, this.times, this.hours, this.meta].map((sublevel) => sublevel.open())); // before any synchronous read
+    await Promise.all(this.sublevels.map((sublevel) => sublevel.open())); // before any synchronous read
     const made = `${streamCreated} layout ${LAYOUT}`;
     if ((await this.meta.get('stream')) === made) return;
-    for (const sublevel of [this.texts, this.facets, this.ids, this.times, this.hours, this.meta]) await sublevel.clear();
+    for (const sublevel of this.sublevels) await sublevel.clear();
     this.recentIds.clear();
     this.recentHours.clear();
     await this.meta.put('stream', made);

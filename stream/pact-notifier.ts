@@ -136,7 +136,7 @@ export class PactNotifier {
 
   /**
    * The notifications of `messages`, made together (their signatures asked for in one turn: the signer may
-   * batch them), those not stored yet published together (one read for what is stored): different pacts' at
+   * batch them), those not stored yet published together: different pacts' at
    * once, one pact's one after the other, so that a publish that fails and is made again with the batch can
    * never land after a later state of its pact.
    */

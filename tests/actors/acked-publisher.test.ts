@@ -64,6 +64,23 @@ test('a subject no stream takes, and a reply that never comes, are errors', asyn
   assert.ok(Date.now() - started >= 400, 'it waited its timeout');
 });
 
+test('a publish refused before its turn to be sent is never sent: its caller was told it failed', async ({ bench, publisher }) => {
+  // Made in a check phase, the message leaves in the next one; the loop is held past the publisher's 400 ms
+  // meanwhile, so the timeout sweep (a timer, earlier in the loop) refuses it first.
+  const publishing = new Promise<{ made: Promise<unknown> }>((resolve) =>
+    setImmediate(() => {
+      const made = publisher.publish(subject(7), 'late', { msgID: 'late' });
+      const until = performance.now() + 700;
+      while (performance.now() < until); // holds the event loop
+      resolve({ made });
+    }),
+  );
+  assert.match(String(await refusal((await publishing).made)), /no acknowledgement/);
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const stored = await bench.nats.jsm.streams.getMessage(JOURNAL_STREAM, { last_by_subj: subject(7) }).catch(() => null);
+  assert.is(stored, null, 'the refused message reached the stream');
+});
+
 test('what waits when the connection closes is refused', async ({ bench, publisher }) => {
   bench.nats.nc.subscribe('silent.subject', { callback: () => undefined });
   await bench.nats.nc.flush();
