@@ -32,11 +32,11 @@ export class PublishRefused extends Error {
 const SWEEP_MS = 250;
 const decoder = new TextDecoder();
 
+/** A publish made but not sent yet: its subject is in its `Waiting`. */
 interface Outgoing {
-  subject: string;
+  token: string;
   bytes: Uint8Array;
   options: PublishOptions;
-  token: string;
 }
 
 interface Waiting {
@@ -86,7 +86,7 @@ export class AckedPublisher implements Publisher {
     const bytes = typeof data === 'string' ? Buffer.from(data) : data; // pooled, where the client would allocate a TextEncoder's ArrayBuffer
     return new Promise<Ack>((resolve, reject) => {
       this.waiting.set(token, { subject, resolve, reject, due: performance.now() + this.timeoutMs });
-      if (this.outgoing.push({ subject, bytes, options, token }) === 1) setImmediate(() => this.send());
+      if (this.outgoing.push({ token, bytes, options }) === 1) setImmediate(() => this.send());
     });
   }
 
@@ -94,10 +94,11 @@ export class AckedPublisher implements Publisher {
   private send(): void {
     const outgoing = this.outgoing;
     this.outgoing = [];
-    for (const { subject, bytes, options, token } of outgoing) {
-      if (!this.waiting.has(token)) continue;
+    for (const { token, bytes, options } of outgoing) {
+      const waiting = this.waiting.get(token);
+      if (!waiting) continue;
       try {
-        this.nc.publish(subject, bytes, { reply: `${this.inbox}.${token}`, headers: headersOf(options) });
+        this.nc.publish(waiting.subject, bytes, { reply: `${this.inbox}.${token}`, headers: headersOf(options) });
       } catch (error) {
         this.take(token)?.reject(error as Error);
       }

@@ -136,9 +136,9 @@ export class PactNotifier {
 
   /**
    * The notifications of `messages`, made together (their signatures asked for in one turn: the signer may
-   * batch them), those not stored yet published together: different pacts' at
-   * once, one pact's one after the other, so that a publish that fails and is made again with the batch can
-   * never land after a later state of its pact.
+   * batch them), those not stored yet published together: different pacts' at once, one pact's one after the
+   * other, so that a publish that fails and is made again with the batch can never land after a later state
+   * of its pact.
    */
   private async notifyAll(messages: JournalMessage[]): Promise<void> {
     const made = await Promise.all(messages.map((message) => this.notificationFor(message)));
