@@ -4,7 +4,7 @@ import { pactError } from '../protocol/errors.js';
 import type { Nats } from './nats.js';
 import { noAnswerInTime, type CommandSender } from './command-sender.js';
 import type { CommandMessage, CommandReply, HostCommand } from './messages.js';
-import { jsonBytes } from './stream-journal.js';
+import { jsonBytes } from './json-bytes.js';
 import { commandKindOf, commandSubject, partitionOf, REPLY_PREFIX } from './subjects.js';
 
 type Waiter = { resolve: (reply: CommandReply) => void; timer: NodeJS.Timeout };

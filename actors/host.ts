@@ -8,7 +8,7 @@ import type { Verifier } from '../protocol/verify-pool.js';
 import { admit, type Admission, type Admitting } from './admission.js';
 import type { AdmittedRequest, CommandMessage, CommandReply, HostCommand } from './messages.js';
 import { PactActor, type ActorDeps } from './pact-actor.js';
-import { jsonBytes } from './stream-journal.js';
+import { jsonBytes } from './json-bytes.js';
 import { CMD_STREAM, JOURNAL_STREAM, kindOfSubject, partitionCommands, partitionConsumer, partitionOf, REPLY_PREFIX, type CommandKind } from './subjects.js';
 
 export interface HostOptions {

@@ -1,5 +1,6 @@
 import type { JetStreamManager } from '@nats-io/jetstream';
 import type { Publisher } from './acked-publisher.js';
+import { jsonBytes } from './json-bytes.js';
 import { JournalReplayError } from './replay.js';
 
 export interface Positioned<T> {
@@ -21,9 +22,6 @@ export interface JournalLayout<E> {
 }
 
 const decoder = new TextDecoder();
-
-/** `value` as JSON in UTF-8, from Node's buffer pool (TextEncoder allocates each time: three times as long for a 1 KB entry). */
-export const jsonBytes = (value: unknown): Uint8Array => Buffer.from(JSON.stringify(value));
 
 /** A journal message's JSON object, to be checked field by field; undefined when it is not one. */
 export function messageObject<T>(data: Uint8Array): Partial<T> | undefined {

@@ -4,7 +4,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { entryOf, type JournalEntry } from '../../actors/journal.js';
-import { jsonBytes } from '../../actors/stream-journal.js';
+import { jsonBytes } from '../../actors/json-bytes.js';
 import type { PactEvent } from '../../machines/pact/events.js';
 import { evolve } from '../../machines/pact/evolve.js';
 import { MAX_PROPOSAL_BYTES, MAX_TERMS_BYTES, MAX_FUNDING_ROUNDS } from '../../machines/pact/limits.js';
