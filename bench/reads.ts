@@ -27,6 +27,8 @@ interface Read {
 interface Side {
   url: string;
   processes: Processes;
+  /** Which of `processes` answers the reads. */
+  server: string;
   rounds: { measured: Measured; cpu: CpuUse }[];
 }
 
@@ -46,8 +48,8 @@ export async function besideBare(load: LoadGenerator, stack: Stack, clients: Pro
     () => startBareServer(body),
     (server) => server.stop(),
     async (bare) => {
-      const service: Side = { url: stack.url, processes: { ...clients, ...stackProcesses(stack) }, rounds: [] };
-      const yardstick: Side = { url: bare.url, processes: { ...clients, 'bare Fastify': bare.pid }, rounds: [] };
+      const service: Side = { url: stack.url, processes: { ...clients, ...stackProcesses(stack) }, server: 'pact service', rounds: [] };
+      const yardstick: Side = { url: bare.url, processes: { ...clients, 'bare Fastify': bare.pid }, server: 'bare Fastify', rounds: [] };
       for (let round = 0; round < ROUNDS; round++) {
         // alternating which goes first also spreads a steady drift of the machine's speed over both
         for (const side of round % 2 === 0 ? [service, yardstick] : [yardstick, service]) await readRound(load, side, read);
@@ -56,6 +58,8 @@ export async function besideBare(load: LoadGenerator, stack: Stack, clients: Pro
         ...sideLines('pact service', service),
         ...sideLines(`bare Fastify (one route answering the same ${Buffer.byteLength(body)} bytes)`, yardstick),
         `service ÷ bare  ${fixed(rateOf(service) / rateOf(yardstick), 3)} (all rounds; round by round ${roundRates(service).map((rate, i) => fixed(rate / roundRates(yardstick)[i]!, 3)).join(', ')})`,
+        // With the load generator at a full core, the rates say more about it than about the servers; what each server spends on a request does not.
+        `server CPU per request: service ${fixed(cpuPerRequest(service), 1)} µs, bare ${fixed(cpuPerRequest(yardstick), 1)} µs; bare ÷ service ${fixed(cpuPerRequest(yardstick) / cpuPerRequest(service), 3)}`,
       ]);
     },
   );
@@ -65,6 +69,13 @@ async function readRound(load: LoadGenerator, side: Side, read: Read): Promise<v
   const job = { kind: 'reads', url: side.url, route: read.route, paths: read.paths, concurrency: settings.readConcurrency } as const;
   await load.run({ ...job, seconds: WARMUP_SECONDS });
   side.rounds.push(await load.timed({ ...job, seconds: settings.readSeconds }, side.processes));
+}
+
+/** Microseconds of CPU the side's server spent per request answered, over all its rounds. */
+function cpuPerRequest(side: Side): number {
+  const seconds = side.rounds.reduce((sum, { cpu }) => sum + (cpu.seconds.get(side.server) ?? 0), 0);
+  const requests = Object.values(allMeasured(side).byRoute).reduce((sum, ms) => sum + ms.length, 0);
+  return (seconds * 1e6) / requests;
 }
 
 const roundRates = (side: Side) => side.rounds.map(({ measured }) => perSecond(measured));

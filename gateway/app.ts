@@ -18,6 +18,7 @@ import { registerPactRoutes, type PactRouteDeps } from './pact-routes.js';
 import { registerStreamRoutes, type StreamRouteDeps } from './stream-routes.js';
 import { registerRateLimits } from './rate-limits.js';
 import type { HttpLimits } from '../runtime/config.js';
+import { serverWithCachedPactReads } from './cached-pact-reads.js';
 import { registerTestHooks, type TestHookDeps } from './test-hooks.js';
 
 export interface GatewayDeps extends Omit<PactRouteDeps, 'blobs'>, Omit<HealthDeps, 'access'>, Omit<BlobRouteDeps, 'access'>, OfferRouteDeps, StreamRouteDeps, AccessRouteDeps, MachineRouteDeps, Omit<RailRouteDeps, 'access'> {
@@ -56,6 +57,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     connectionTimeout: deps.http.connectionTimeoutMs,
     requestTimeout: deps.http.requestTimeoutMs,
     keepAliveTimeout: deps.http.keepAliveTimeoutMs,
+    serverFactory: serverWithCachedPactReads(deps.http, (id) => deps.readModel.cachedResponse(id)),
     // A URL Fastify cannot decode (`/pacts/%zz`) names nothing here: 404 in the one error shape.
     frameworkErrors: (error, request, reply) =>
       sendError(reply, error.code === 'FST_ERR_BAD_URL' ? pactError('not_found', `no route ${request.method} ${request.url}`) : pactError('invalid_request', error.message)),

@@ -1,12 +1,14 @@
 /**
  * The `GET /pacts/:id` bodies of recently read pacts, as the text sent, within a byte budget (what the texts
- * take in memory: see `memoryOf`); the least recently used go first. A body is replaced whenever its pact's
+ * take in memory: see `memoryOf`). Past the budget the oldest go first, but one read since the last pass
+ * is passed over once more (second chance: a read only marks its body, where moving it to the back
+ * cost a delete and an insert per read). A body is replaced whenever its pact's
  * record changes, so it is never stale. Text, not a Buffer (`bodyOf` makes the command answers too): Node
  * writes a string body with its headers in one write, a Buffer through `writev`, and answers as text took about
  * 10% less of the service's CPU per signed command in `npm run bench`.
  */
 export class ResponseCache {
-  private readonly bodies = new Map<string, { body: string; bytes: number }>();
+  private readonly bodies = new Map<string, { body: string; bytes: number; read: boolean }>();
   private bytes = 0;
   /** Reads that missed and are fetching the text; `changed` while one is out, what it fetched may be old. */
   private readonly misses = new Map<string, { readers: number; stale: boolean }>();
@@ -15,10 +17,7 @@ export class ResponseCache {
 
   get(id: string): string | undefined {
     const cached = this.bodies.get(id);
-    if (cached) {
-      this.bodies.delete(id); // re-inserted: newest last
-      this.bodies.set(id, cached);
-    }
+    if (cached) cached.read = true;
     return cached?.body;
   }
 
@@ -44,13 +43,9 @@ export class ResponseCache {
     const bytes = memoryOf(body);
     this.drop(id);
     if (bytes > this.maxBytes) return body;
-    this.bodies.set(id, { body, bytes });
+    this.makeRoom(bytes);
+    this.bodies.set(id, { body, bytes, read: false });
     this.bytes += bytes;
-    for (const [oldest, old] of this.bodies) {
-      if (this.bytes <= this.maxBytes) break;
-      this.bodies.delete(oldest);
-      this.bytes -= old.bytes;
-    }
     return body;
   }
 
@@ -59,6 +54,18 @@ export class ResponseCache {
     const miss = this.misses.get(id);
     if (miss) miss.stale = true;
     if (this.bodies.has(id)) this.add(id, pactText);
+  }
+
+  /** Evicts the oldest bodies not read since the last pass until `bytes` more fit. */
+  private makeRoom(bytes: number): void {
+    for (const [oldest, old] of this.bodies) {
+      if (this.bytes + bytes <= this.maxBytes) return;
+      this.bodies.delete(oldest);
+      if (old.read) {
+        old.read = false;
+        this.bodies.set(oldest, old); // to the back: the loop comes to it again if nothing else makes room
+      } else this.bytes -= old.bytes;
+    }
   }
 
   private drop(id: string): void {

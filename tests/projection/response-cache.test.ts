@@ -31,6 +31,21 @@ test('a change replaces a cached body, and the least recently read go first past
   assert.equal(cache.get('a'), bodyOf(text(4)));
 });
 
+test('a read spares a body one pass: when every body was read since, the oldest goes', async () => {
+  const size = Buffer.byteLength(bodyOf(text(1)));
+  const cache = new ResponseCache(size * 2);
+  await cache.fill('a', async () => text(1));
+  await cache.fill('b', async () => text(2));
+  cache.get('b');
+  cache.get('a');
+  await cache.fill('c', async () => text(3));
+  assert.is(cache.get('a'), undefined, 'a was added first');
+  assert.ok(cache.get('b') && cache.get('c'));
+  await cache.fill('d', async () => text(4)); // b and c were both read again, and b is older
+  assert.is(cache.get('b'), undefined);
+  assert.ok(cache.get('c') && cache.get('d'));
+});
+
 test('the budget counts what a text takes in memory: two bytes a character once one is past U+00FF', async () => {
   const ascii = text(1);
   const wide = ascii.replace('xx', '\u20ac'); // one character fewer, two bytes more in UTF-8, twice the memory
