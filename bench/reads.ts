@@ -4,7 +4,7 @@ import { startBareServer } from './children.js';
 import type { Measured } from './jobs.js';
 import type { LoadGenerator } from './load-generator.js';
 import { addedCpu, stackProcesses, type CpuUse, type Processes } from './processes.js';
-import { cpuLines, failureLines, perSecond, print, routeLines } from './report.js';
+import { answered, cpuLines, failureLines, perSecond, print, routeLines } from './report.js';
 import { settings } from './settings.js';
 import { fixed } from './stats.js';
 
@@ -73,9 +73,12 @@ async function readRound(load: LoadGenerator, side: Side, read: Read): Promise<v
 
 /** Microseconds of CPU the side's server spent per request answered, over all its rounds. */
 function cpuPerRequest(side: Side): number {
-  const seconds = side.rounds.reduce((sum, { cpu }) => sum + (cpu.seconds.get(side.server) ?? 0), 0);
-  const requests = Object.values(allMeasured(side).byRoute).reduce((sum, ms) => sum + ms.length, 0);
-  return (seconds * 1e6) / requests;
+  const secondsOf = (cpu: CpuUse) => {
+    const seconds = cpu.seconds.get(side.server);
+    if (seconds === undefined) throw new Error(`no CPU time was read for ${side.server}`);
+    return seconds;
+  };
+  return (side.rounds.reduce((sum, { cpu }) => sum + secondsOf(cpu), 0) * 1e6) / answered(allMeasured(side));
 }
 
 const roundRates = (side: Side) => side.rounds.map(({ measured }) => perSecond(measured));

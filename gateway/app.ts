@@ -18,7 +18,7 @@ import { registerPactRoutes, type PactRouteDeps } from './pact-routes.js';
 import { registerStreamRoutes, type StreamRouteDeps } from './stream-routes.js';
 import { registerRateLimits } from './rate-limits.js';
 import type { HttpLimits } from '../runtime/config.js';
-import { serverWithCachedPactReads } from './cached-pact-reads.js';
+import { answerCachedPactReads } from './cached-pact-reads.js';
 import { registerTestHooks, type TestHookDeps } from './test-hooks.js';
 
 export interface GatewayDeps extends Omit<PactRouteDeps, 'blobs'>, Omit<HealthDeps, 'access'>, Omit<BlobRouteDeps, 'access'>, OfferRouteDeps, StreamRouteDeps, AccessRouteDeps, MachineRouteDeps, Omit<RailRouteDeps, 'access'> {
@@ -57,7 +57,6 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     connectionTimeout: deps.http.connectionTimeoutMs,
     requestTimeout: deps.http.requestTimeoutMs,
     keepAliveTimeout: deps.http.keepAliveTimeoutMs,
-    serverFactory: serverWithCachedPactReads(deps.http, (id) => deps.readModel.cachedResponse(id)),
     // A URL Fastify cannot decode (`/pacts/%zz`) names nothing here: 404 in the one error shape.
     frameworkErrors: (error, request, reply) =>
       sendError(reply, error.code === 'FST_ERR_BAD_URL' ? pactError('not_found', `no route ${request.method} ${request.url}`) : pactError('invalid_request', error.message)),
@@ -70,6 +69,8 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     done(null, parsed.value);
   });
   app.server.maxConnections = deps.http.maxConnections;
+  // First of the hooks: it stops answering from memory as soon as the app starts closing.
+  answerCachedPactReads(app, (id) => deps.readModel.cachedResponse(id));
   installErrorHandling(app);
   await registerRateLimits(app, deps.internalToken);
   await registerOpenApi(app, deps.version);

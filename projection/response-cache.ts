@@ -1,11 +1,11 @@
 /**
  * The `GET /pacts/:id` bodies of recently read pacts, as the text sent, within a byte budget (what the texts
- * take in memory: see `memoryOf`). Past the budget the oldest go first, but one read since the last pass
- * is passed over once more (second chance: a read only marks its body, where moving it to the back
- * cost a delete and an insert per read). A body is replaced whenever its pact's
- * record changes, so it is never stale. Text, not a Buffer (`bodyOf` makes the command answers too): Node
- * writes a string body with its headers in one write, a Buffer through `writev`, and answers as text took about
- * 10% less of the service's CPU per signed command in `npm run bench`.
+ * take in memory: see `memoryOf`). A body is replaced whenever its pact's record changes, so it is never
+ * stale. Past the budget the oldest go first, but one read since the last pass is passed over once more
+ * (second chance: a read only marks its body, where an LRU moved it to the back, a delete and an insert per
+ * read). Text, not a Buffer (`bodyOf` makes the command answers too): Node writes a string body with its
+ * headers in one write, a Buffer through `writev`, and answers as text took about 10% less of the service's
+ * CPU per signed command in `npm run bench`.
  */
 export class ResponseCache {
   private readonly bodies = new Map<string, { body: string; bytes: number; read: boolean }>();
@@ -56,12 +56,16 @@ export class ResponseCache {
     if (this.bodies.has(id)) this.add(id, pactText);
   }
 
-  /** Evicts the oldest bodies not read since the last pass until `bytes` more fit. */
+  /**
+   * Evicts the oldest bodies not read since the last pass until `bytes` more fit. At most MAX_SPARED read
+   * ones are passed over in one call, so that a cache full of read bodies costs no long pass.
+   */
   private makeRoom(bytes: number): void {
+    let spared = 0;
     for (const [oldest, old] of this.bodies) {
       if (this.bytes + bytes <= this.maxBytes) return;
       this.bodies.delete(oldest);
-      if (old.read) {
+      if (old.read && spared++ < MAX_SPARED) {
         old.read = false;
         this.bodies.set(oldest, old); // to the back: the loop comes to it again if nothing else makes room
       } else this.bytes -= old.bytes;
@@ -75,6 +79,8 @@ export class ResponseCache {
     this.bytes -= old.bytes;
   }
 }
+
+const MAX_SPARED = 64;
 
 /**
  * What V8 holds `text` in, at most: a byte per character when all are ASCII, else two (a string with any

@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { bodyOf, ResponseCache } from '../../projection/response-cache.js';
+import { prng } from '../support/prng.js';
 
 // The GET body cache: never serves a body older than the record, and keeps within its byte budget.
 
@@ -18,7 +19,7 @@ test('a body fetched while the record changed is sent but not kept', async () =>
   assert.equal(cache.get('p_1'), bodyOf(text(2)));
 });
 
-test('a change replaces a cached body, and the least recently read go first past the budget', async () => {
+test('a change replaces a cached body, and past the budget a body read since goes after one not read', async () => {
   const size = Buffer.byteLength(bodyOf(text(1)));
   const cache = new ResponseCache(size * 2);
   await cache.fill('a', async () => text(1));
@@ -61,6 +62,44 @@ test('an unknown pact is not cached', async () => {
   const cache = new ResponseCache(10_000);
   assert.is(await cache.fill('p_x', async () => undefined), undefined);
   assert.is(cache.get('p_x'), undefined);
+});
+
+test('a cache full of read bodies passes over at most 64 of them to make room', async () => {
+  const ids = Array.from({ length: 100 }, (_, n) => 100 + n); // bodies of one size
+  const cache = new ResponseCache(Buffer.byteLength(bodyOf(text(100))) * ids.length);
+  for (const n of ids) await cache.fill(`p_${n}`, async () => text(n));
+  for (const n of ids) cache.get(`p_${n}`);
+  await cache.fill('p_new', async () => text(200));
+  const kept = ids.map((n) => cache.get(`p_${n}`) !== undefined);
+  assert.equal(kept.indexOf(false), 64, 'the 65th oldest went, though read');
+  assert.is(kept.filter((k) => !k).length, 1);
+});
+
+test('random fills, changes and reads: within the budget, never an old body, and a body that fits is kept when added', async () => {
+  const random = prng(7).next;
+  const cache = new ResponseCache(3_000);
+  const latest = new Map<string, string>();
+  for (let step = 0; step < 3_000; step++) {
+    const id = `p_${Math.floor(random() * 40)}`;
+    const next = JSON.stringify({ id, step, filler: 'x'.repeat(Math.floor(random() * 600)) });
+    const action = random();
+    if (action < 0.4) {
+      latest.set(id, next);
+      await cache.fill(id, async () => next);
+      assert.is(cache.get(id), bodyOf(next));
+    } else if (action < 0.7) {
+      latest.set(id, next);
+      cache.changed(id, next);
+    } else cache.get(id);
+    let held = 0;
+    for (const [known, text] of latest) {
+      const body = cache.get(known);
+      if (body === undefined) continue;
+      assert.is(body, bodyOf(text), `${known} at step ${step}`);
+      held += Buffer.byteLength(body);
+    }
+    assert.ok(held <= 3_000, `${held} bytes held at step ${step}`);
+  }
 });
 
 test.run();
