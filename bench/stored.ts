@@ -1,3 +1,6 @@
+import { connect } from '@nats-io/transport-node';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { JOURNAL_STREAM } from '../actors/subjects.js';
 import type { Stack } from '../tests/support/stack.js';
 import type { LoadGenerator } from './load-generator.js';
 import { childNamed, cpuSeconds, rssMiB, stackProcesses, type Processes } from './processes.js';
@@ -35,6 +38,18 @@ export async function storedPacts(load: LoadGenerator, stack: Stack, clients: Pr
   console.log(`\ncold activation: ${cold} random stored pacts, one at a time: the seller's fund (X-PAYMENT) on the passivated pact, then the buyer's on the live one`);
   const activations = await load.run({ kind: 'cold', url: stack.url, count: cold });
   print([...routeLines(activations), ...failureLines('failures', activations), `live actors after: ${await liveActors(stack)}`]);
+  print([await journalSize(stack)]);
+}
+
+/** The journal's entries and bytes: what nats-server keeps in blocks of up to 8 MiB (`npm run bench:cold-blocks`). */
+async function journalSize(stack: Stack): Promise<string> {
+  const nc = await connect({ servers: stack.natsUrl });
+  try {
+    const { messages, bytes } = (await (await jetstreamManager(nc)).streams.info(JOURNAL_STREAM)).state;
+    return `the journal: ${messages} entries, ${fixed(bytes / 2 ** 20)} MiB (a mean ${fixed(bytes / messages, 0)} bytes)`;
+  } finally {
+    await nc.close();
+  }
 }
 
 const memory = (stack: Stack) => `RSS pact service ${fixed(rssMiB(stack.serverPid!))} MiB, nats-server ${fixed(rssMiB(childNamed('nats-server')))} MiB`;
