@@ -11,6 +11,8 @@ import { using } from './cleanup.js';
 import { LoadGenerator } from './load-generator.js';
 import { machineDescription, rawVerifyRate, signedCallVerifyRate } from './machine.js';
 import { reads } from './reads.js';
+import { pinLoad, pinningLines, pinServer } from './pinning.js';
+import { stackProcesses } from './processes.js';
 import { print } from './report.js';
 import { settings } from './settings.js';
 import { offerSearch } from './offers.js';
@@ -25,11 +27,17 @@ import { PASSIVATING_ENV, storedPacts } from './stored.js';
 const AS_NPM_START = { PACT_EVALUATOR_MODE: process.env.PACT_EVALUATOR_MODE ?? 'sandbox' };
 
 const withStack = <T>(env: Record<string, string>, use: (stack: Stack) => Promise<T>) =>
-  using(() => Stack.start({ env: { ...AS_NPM_START, ...env }, nodeArgs: settings.nodeArgs }), (stack) => stack.stop(), use);
+  using(startPinned(env), (stack) => stack.stop(), use);
+
+const startPinned = (env: Record<string, string>) => async () => {
+  const stack = await Stack.start({ env: { ...AS_NPM_START, ...env }, nodeArgs: settings.nodeArgs });
+  Object.values(stackProcesses(stack)).forEach(pinServer);
+  return stack;
+};
 
 async function main(): Promise<void> {
   console.log('machine');
-  print(machineDescription());
+  print([...machineDescription(), ...pinningLines()]);
   const verifyRate = rawVerifyRate();
   console.log('\nEd25519, one core, this run (server not started yet)');
   print([
@@ -37,7 +45,12 @@ async function main(): Promise<void> {
     `verifySignature of a signed call (JCS + SHA-256 + verify)  ${fixed(signedCallVerifyRate(), 0)} /s`,
   ]);
 
-  await using(LoadGenerator.start, (load) => load.stop(), async (load) => {
+  const startLoad = () => {
+    const load = LoadGenerator.start();
+    pinLoad(load.pid);
+    return load;
+  };
+  await using(startLoad, (load) => load.stop(), async (load) => {
     const clients = { 'bench': process.pid, 'load generator': load.pid };
     const phase = (name: string) => settings.phases.has(name);
     if (phase('commands')) {

@@ -29,6 +29,8 @@ export const settings = {
   offers: envInt('BENCH_OFFERS', 2000),
   /** Passivated pacts the cold-activation phase sends a command to. */
   cold: envInt('BENCH_COLD', 500),
+  /** BENCH_PIN=1: the load generator and the servers on cores of their own (bench/pinning.ts). */
+  pin: process.env.BENCH_PIN === '1',
   /** Node arguments for the service, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`. */
   nodeArgs: (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean),
 };
