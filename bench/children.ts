@@ -1,7 +1,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { forget, reapOnExit } from '../tests/support/reaper.js';
-import { pinServer } from './pinning.js';
+import { pinned } from './pinning.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 
@@ -47,6 +47,6 @@ export async function startBareServer(body: string): Promise<BareServer> {
   const child = forkBenchModule('bare-server.ts');
   child.send({ body });
   const { port } = await nextMessage<{ port: number }>(child);
-  pinServer(child.pid!);
-  return { url: `http://127.0.0.1:${port}`, pid: child.pid!, stop: () => stopChild(child) };
+  const server = { url: `http://127.0.0.1:${port}`, pid: child.pid!, stop: () => stopChild(child) };
+  return pinned(server, [server.pid], 'server', (started) => started.stop());
 }

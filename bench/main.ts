@@ -11,7 +11,7 @@ import { using } from './cleanup.js';
 import { LoadGenerator } from './load-generator.js';
 import { machineDescription, rawVerifyRate, signedCallVerifyRate } from './machine.js';
 import { reads } from './reads.js';
-import { pinLoad, pinningLines, pinServer } from './pinning.js';
+import { pinned, pinningLines } from './pinning.js';
 import { stackProcesses } from './processes.js';
 import { print } from './report.js';
 import { settings } from './settings.js';
@@ -31,8 +31,7 @@ const withStack = <T>(env: Record<string, string>, use: (stack: Stack) => Promis
 
 const startPinned = (env: Record<string, string>) => async () => {
   const stack = await Stack.start({ env: { ...AS_NPM_START, ...env }, nodeArgs: settings.nodeArgs });
-  Object.values(stackProcesses(stack)).forEach(pinServer);
-  return stack;
+  return pinned(stack, Object.values(stackProcesses(stack)), 'server', (started) => started.stop());
 };
 
 async function main(): Promise<void> {
@@ -47,8 +46,7 @@ async function main(): Promise<void> {
 
   const startLoad = () => {
     const load = LoadGenerator.start();
-    pinLoad(load.pid);
-    return load;
+    return pinned(load, [load.pid], 'load', (started) => started.stop());
   };
   await using(startLoad, (load) => load.stop(), async (load) => {
     const clients = { 'bench': process.pid, 'load generator': load.pid };
