@@ -48,5 +48,5 @@ export async function startBareServer(body: string): Promise<BareServer> {
   child.send({ body });
   const { port } = await nextMessage<{ port: number }>(child);
   const server = { url: `http://127.0.0.1:${port}`, pid: child.pid!, stop: () => stopChild(child) };
-  return pinned(server, [server.pid], 'server', (started) => started.stop());
+  return pinned(server, () => [server.pid], 'server', (started) => started.stop());
 }

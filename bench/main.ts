@@ -5,13 +5,14 @@
  *   BENCH_PACTS BENCH_WARMUP BENCH_CONCURRENCY BENCH_READ_SECONDS BENCH_READ_CONCURRENCY BENCH_STORED BENCH_COLD BENCH_OFFERS BENCH_EVENTS
  *   BENCH_STREAM_STORED BENCH_RAIL_PACTS BENCH_RESERVATIONS BENCH_PHASES=commands,stored,offers,stream,rails,wallet
  *   BENCH_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof'   node arguments for the service
+ *   BENCH_PIN=1   the load and the servers on cores of their own (bench/pinning.ts)
  */
 import { Stack } from '../tests/support/stack.js';
 import { using } from './cleanup.js';
 import { LoadGenerator } from './load-generator.js';
 import { machineDescription, rawVerifyRate, signedCallVerifyRate } from './machine.js';
 import { reads } from './reads.js';
-import { pinned, pinningLines } from './pinning.js';
+import { pinned, startPinning } from './pinning.js';
 import { stackProcesses } from './processes.js';
 import { print } from './report.js';
 import { settings } from './settings.js';
@@ -31,12 +32,12 @@ const withStack = <T>(env: Record<string, string>, use: (stack: Stack) => Promis
 
 const startPinned = (env: Record<string, string>) => async () => {
   const stack = await Stack.start({ env: { ...AS_NPM_START, ...env }, nodeArgs: settings.nodeArgs });
-  return pinned(stack, Object.values(stackProcesses(stack)), 'server', (started) => started.stop());
+  return pinned(stack, () => Object.values(stackProcesses(stack)), 'server', (started) => started.stop());
 };
 
 async function main(): Promise<void> {
   console.log('machine');
-  print([...machineDescription(), ...pinningLines()]);
+  print([...machineDescription(), ...startPinning()]);
   const verifyRate = rawVerifyRate();
   console.log('\nEd25519, one core, this run (server not started yet)');
   print([
@@ -46,7 +47,7 @@ async function main(): Promise<void> {
 
   const startLoad = () => {
     const load = LoadGenerator.start();
-    return pinned(load, [load.pid], 'load', (started) => started.stop());
+    return pinned(load, () => [load.pid], 'load', (started) => started.stop());
   };
   await using(startLoad, (load) => load.stop(), async (load) => {
     const clients = { 'bench': process.pid, 'load generator': load.pid };

@@ -1,5 +1,5 @@
 /** What the environment changes in a run of the bench (README, Benchmark). */
-function envInt(name: string, fallback: number): number {
+export function envInt(name: string, fallback: number): number {
   const value = Number(process.env[name] || fallback);
   if (!Number.isSafeInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer`);
   return value;
@@ -30,7 +30,7 @@ export const settings = {
   /** Passivated pacts the cold-activation phase sends a command to. */
   cold: envInt('BENCH_COLD', 500),
   /** BENCH_PIN=1: the load generator and the servers on cores of their own (bench/pinning.ts). */
-  pin: process.env.BENCH_PIN === '1',
+  pin: envInt('BENCH_PIN', 0) === 1,
   /** Node arguments for the service, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`. */
   nodeArgs: (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean),
 };

@@ -1,7 +1,6 @@
-import { connect } from '@nats-io/transport-node';
-import { jetstreamManager } from '@nats-io/jetstream';
 import { JOURNAL_STREAM } from '../actors/subjects.js';
 import type { Stack } from '../tests/support/stack.js';
+import { withJetStream } from './jetstream.js';
 import type { LoadGenerator } from './load-generator.js';
 import { childNamed, cpuSeconds, rssMiB, stackProcesses, type Processes } from './processes.js';
 import { cpuLines, failureLines, print, routeLines } from './report.js';
@@ -42,14 +41,11 @@ export async function storedPacts(load: LoadGenerator, stack: Stack, clients: Pr
 }
 
 /** The journal's entries and bytes: what nats-server keeps in blocks of up to 8 MiB (`npm run bench:cold-blocks`). */
-async function journalSize(stack: Stack): Promise<string> {
-  const nc = await connect({ servers: stack.natsUrl });
-  try {
-    const { messages, bytes } = (await (await jetstreamManager(nc)).streams.info(JOURNAL_STREAM)).state;
+function journalSize(stack: Stack): Promise<string> {
+  return withJetStream(stack.natsUrl, async (_js, jsm) => {
+    const { messages, bytes } = (await jsm.streams.info(JOURNAL_STREAM)).state;
     return `the journal: ${messages} entries, ${fixed(bytes / 2 ** 20)} MiB (a mean ${fixed(bytes / messages, 0)} bytes)`;
-  } finally {
-    await nc.close();
-  }
+  });
 }
 
 const memory = (stack: Stack) => `RSS pact service ${fixed(rssMiB(stack.serverPid!))} MiB, nats-server ${fixed(rssMiB(childNamed('nats-server')))} MiB`;

@@ -1,8 +1,8 @@
-import { connect } from '@nats-io/transport-node';
-import { jetstream, jetstreamManager, RetentionPolicy, StorageType } from '@nats-io/jetstream';
+import { RetentionPolicy, StorageType } from '@nats-io/jetstream';
 import { EVENT_STREAM, EVENT_SUBJECT } from '../actors/subjects.js';
 import { cursorOf, seqOfCursor } from '../stream/pull.js';
 import type { Stack } from '../tests/support/stack.js';
+import { withJetStream } from './jetstream.js';
 import type { LoadGenerator } from './load-generator.js';
 import { stackProcesses, type Processes } from './processes.js';
 import { cpuLines, failureLines, perSecond, print, routeLines } from './report.js';
@@ -72,10 +72,7 @@ async function storedThrough(stack: Stack): Promise<number> {
  * then waits for the service to have read them all.
  */
 async function fillStream(stack: Stack, total: number): Promise<void> {
-  const nc = await connect({ servers: stack.natsUrl });
-  try {
-    const jsm = await jetstreamManager(nc);
-    const js = jetstream(nc);
+  await withJetStream(stack.natsUrl, async (js, jsm) => {
     const first = (await jsm.streams.info(EVENT_STREAM)).state.messages;
     let next = first;
     let publisher = newSigner();
@@ -89,18 +86,13 @@ async function fillStream(stack: Stack, total: number): Promise<void> {
     }));
     const target = (await jsm.streams.info(EVENT_STREAM)).state.last_seq;
     while ((await storedThrough(stack)) < target) await new Promise((resolve) => setTimeout(resolve, 500));
-  } finally {
-    await nc.close();
-  }
+  });
 }
 
 /** Messages of `bytes` published to a scratch stream, RAW_IN_FLIGHT awaited at a time: JetStream's own rate here. */
 async function rawPublishRate(url: string, count: number, bytes: number): Promise<number> {
-  const nc = await connect({ servers: url });
-  try {
-    const jsm = await jetstreamManager(nc);
+  return withJetStream(url, async (js, jsm) => {
     await jsm.streams.add({ name: RAW_STREAM, subjects: ['bench.raw'], retention: RetentionPolicy.Limits, storage: StorageType.File });
-    const js = jetstream(nc);
     const data = new Uint8Array(bytes).fill(120);
     let next = 0;
     const start = performance.now();
@@ -110,7 +102,5 @@ async function rawPublishRate(url: string, count: number, bytes: number): Promis
     const rate = count / ((performance.now() - start) / 1000);
     await jsm.streams.delete(RAW_STREAM);
     return rate;
-  } finally {
-    await nc.close();
-  }
+  });
 }
