@@ -20,6 +20,7 @@ import { withJetStream } from './jetstream.js';
 import { print } from './report.js';
 import { envInt } from './settings.js';
 import { fixed, latencySummary } from './stats.js';
+import { inFlight } from './worker/http.js';
 
 const SUBJECTS = envInt('COLD_BLOCKS_SUBJECTS', 100_000);
 const BYTES = envInt('COLD_BLOCKS_BYTES', 2_650);
@@ -60,10 +61,10 @@ async function measure(js: JetStreamClient, jsm: JetStreamManager): Promise<void
 /** One message per subject, FILL_IN_FLIGHT at a time; resolves to each subject's sequence. */
 async function fill(js: JetStreamClient, data: Uint8Array): Promise<number[]> {
   const lastSeq: number[] = [];
-  let next = 0;
-  await Promise.all(Array.from({ length: FILL_IN_FLIGHT }, async () => {
-    for (let i = next++; i < SUBJECTS; i = next++) lastSeq[i] = (await js.publish(`cold.${i}`, data)).seq;
-  }));
+  const subjects = Array.from({ length: SUBJECTS }, (_, i) => i);
+  await inFlight(subjects, FILL_IN_FLIGHT, async (i) => {
+    lastSeq[i] = (await js.publish(`cold.${i}`, data)).seq;
+  });
   return lastSeq;
 }
 

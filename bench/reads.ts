@@ -58,8 +58,7 @@ export async function besideBare(load: LoadGenerator, stack: Stack, clients: Pro
         ...sideLines('pact service', service),
         ...sideLines(`bare Fastify (one route answering the same ${Buffer.byteLength(body)} bytes)`, yardstick),
         `service ÷ bare  ${fixed(rateOf(service) / rateOf(yardstick), 3)} (all rounds; round by round ${roundRates(service).map((rate, i) => fixed(rate / roundRates(yardstick)[i]!, 3)).join(', ')})`,
-        // With the load generator at a full core, the rates say more about it than about the servers; what each server spends on a request does not.
-        `server CPU per request: service ${fixed(cpuPerRequest(service), 1)} µs, bare ${fixed(cpuPerRequest(yardstick), 1)} µs; bare ÷ service ${fixed(cpuPerRequest(yardstick) / cpuPerRequest(service), 3)}`,
+        cpuPerRequestLine(service, yardstick),
       ]);
     },
   );
@@ -69,6 +68,12 @@ async function readRound(load: LoadGenerator, side: Side, read: Read): Promise<v
   const job = { kind: 'reads', url: side.url, route: read.route, paths: read.paths, concurrency: settings.readConcurrency } as const;
   await load.run({ ...job, seconds: WARMUP_SECONDS });
   side.rounds.push(await load.timed({ ...job, seconds: settings.readSeconds }, side.processes));
+}
+
+/** With the load generator at a full core, the rates say more about it than about the servers; what each server spends on a request does not. */
+function cpuPerRequestLine(service: Side, bare: Side): string {
+  const [serviceUs, bareUs] = [cpuPerRequest(service), cpuPerRequest(bare)];
+  return `server CPU per request: service ${fixed(serviceUs, 1)} µs, bare ${fixed(bareUs, 1)} µs; bare ÷ service ${fixed(bareUs / serviceUs, 3)}`;
 }
 
 /** Microseconds of CPU the side's server spent per request answered, over all its rounds. */

@@ -12,9 +12,9 @@ type RequestListener = (request: IncomingMessage, response: ServerResponse) => v
 
 /**
  * Has `app`'s server answer `GET /pacts/:id` of a pact whose body is in memory before Fastify routes the
- * request: the route's own status, headers and bytes, for the cost of Node's HTTP alone. Any other request,
- * a path written any other way (a query, an escape, upper-case hex), a pact not in memory, or any request
- * once the app is closing (Fastify answers those 503) goes to Fastify. No Fastify hook runs for the reads
+ * request: the route's own status, headers and bytes, without Fastify's routing, request and reply objects.
+ * Any other request, a path written any other way (a query, an escape, upper-case hex), a pact not in
+ * memory, or any request once the app is closing (Fastify answers those 503) goes to Fastify. No Fastify hook runs for the reads
  * answered here: one meant for every request must be applied here too. Call before `listen`.
  */
 export function answerCachedPactReads(app: FastifyInstance, cached: CachedResponse): void {
