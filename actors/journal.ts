@@ -4,7 +4,8 @@ import type { PactEvent } from '../machines/pact/events.js';
 import type { SignedOffer } from '../machines/offer/types.js';
 import type { Pact, PactState, Payout } from '../machines/pact/types.js';
 import type { SignedCall } from '../protocol/signed-call.js';
-import { messageObject, streamMessage, StreamJournal } from './stream-journal.js';
+import { JournalReplayError } from './replay.js';
+import { compareAndSet, messageObject, streamMessage, type Positioned } from './stream-journal.js';
 import { JOURNAL_STREAM, journalSubject } from './subjects.js';
 
 /** A pact's first entry carries its initial record: the creator's spec plus what the server pinned. */
@@ -78,33 +79,57 @@ export const RECENT_COMMANDS = 16;
 export const recentAfter = (recent: readonly string[], commandId: string) => [...recent, commandId].slice(-RECENT_COMMANDS);
 
 /**
- * The entry in a journal message on `subject`; undefined for a message that is not an entry of that
- * subject's pact (nothing of ours writes one). Whether the machine accepts its event is the replay's to say.
+ * The entry in a journal message on `subject`; undefined for a message that is not an entry at that
+ * subject's pact and position (nothing of ours writes one). Whether the machine accepts its event is the
+ * replay's to say.
  */
 export function decodeEntry(data: Uint8Array, subject: string): JournalEntry | undefined {
   const value = messageObject<JournalEntry>(data);
   const wellShaped =
     value !== undefined &&
-    typeof value.pactId === 'string' && journalSubject(value.pactId) === subject &&
+    typeof value.pactId === 'string' &&
     Number.isSafeInteger(value.nonce) && value.nonce! >= 0 &&
+    journalSubject(value.pactId, value.nonce!) === subject &&
     typeof value.commandId === 'string' &&
     typeof value.event === 'object' && value.event !== null && typeof value.event.type === 'string' && typeof value.event.at === 'number' &&
     (value.payouts === undefined || (typeof value.payouts === 'object' && value.payouts !== null && Array.isArray(value.payouts.items)));
   return wellShaped ? (value as JournalEntry) : undefined;
 }
 
-/** The pact journal on JetStream: the source of truth. One subject per pact; appends are compare-and-set. */
-export class Journal extends StreamJournal<JournalEntry> {
-  constructor(publisher: Publisher, jsm: JetStreamManager) {
-    super(publisher, jsm, {
-      stream: JOURNAL_STREAM,
-      subjectOf: journalSubject,
-      idOf: (entry) => entry.pactId,
-      messageIdOf: (entry) => `${entry.pactId}:${entry.nonce}:${entry.commandId}`,
-      decode: decodeEntry,
-    });
+/**
+ * The pact journal on JetStream: the source of truth. An entry is appended at its position, the subject of
+ * its pact and nonce, only while that subject is empty: of two writers that decided on the same state, one
+ * wins; a writer whose record is behind finds its position taken.
+ */
+export class Journal {
+  constructor(
+    private readonly publisher: Publisher,
+    private readonly jsm: JetStreamManager,
+  ) {}
+
+  /**
+   * Appends `entry` if its position is free; resolves to the stream sequence, or rejects with
+   * `ExpectedSequenceMismatch` when the position is taken (by another entry, or by this one in an attempt
+   * whose answer was lost: the message id is `<pactId>:<nonce>:<commandId>`).
+   */
+  append(entry: JournalEntry): Promise<number> {
+    const at = { subject: journalSubject(entry.pactId, entry.nonce), messageId: `${entry.pactId}:${entry.nonce}:${entry.commandId}` };
+    return compareAndSet(this.publisher, { stream: JOURNAL_STREAM, ...at, expectedLastSeq: 0 }, entry);
+  }
+
+  /** The pact's entries from position `nonce` on, in order: one lookup each, and one that finds nothing. */
+  async entriesFrom(pactId: string, nonce: number): Promise<Positioned<JournalEntry>[]> {
+    const entries: Positioned<JournalEntry>[] = [];
+    for (let at = nonce; ; at++) {
+      const message = await entryMessage(this.jsm, pactId, at);
+      if (!message) return entries;
+      const value = decodeEntry(message.data, message.subject);
+      if (!value) throw new JournalReplayError(`journal message ${message.seq} of ${pactId} is not an entry`);
+      entries.push({ seq: message.seq, value });
+    }
   }
 }
 
-/** A pact journal message by sequence (or the next of a subject from it); undefined when there is none. */
-export const journalMessage = (jsm: JetStreamManager, query: { seq: number; next_by_subj?: string }) => streamMessage(jsm, JOURNAL_STREAM, query);
+/** The journal message at a pact's position; undefined when there is none. */
+export const entryMessage = (jsm: JetStreamManager, pactId: string, nonce: number) =>
+  streamMessage(jsm, JOURNAL_STREAM, { last_by_subj: journalSubject(pactId, nonce) });

@@ -40,10 +40,10 @@ type Outcome = { event: JournalEvent; next: Pact; headers?: Record<string, strin
 
 /**
  * The single writer of one pact. It decides each command with the pure machine, appends the result to the
- * journal (compare-and-set on the pact's last sequence), and only then answers. The journal is the truth.
+ * journal (at the pact's next position, only while it is free), and only then answers. The journal is the truth.
  *
  * An actor comes back from the node's record of its pact without asking the journal: an append on a
- * record that is not the journal's newest fails its compare-and-set, and then the actor reads the journal
+ * record that is not the journal's newest finds its position taken, and then the actor reads the journal
  * and decides again. What no append checks (a refusal, a 402, a repeated command, and a collect, which
  * moves money before the append) is decided only on a record known to be current: one this actor has
  * confirmed by appending or reading the journal, or one the node's records vouch for.
@@ -172,7 +172,7 @@ export class PactActor {
    */
   private async commit(entry: JournalEntry, next: Pact): Promise<PactRecord> {
     const previousSeq = this.seq;
-    const seq = await this.deps.journal.append(entry, previousSeq);
+    const seq = await this.deps.journal.append(entry);
     this.apply(seq, entry, next);
     this.confirmed = true;
     const record = this.record();
@@ -188,7 +188,7 @@ export class PactActor {
 
   /** Reads the journal's entries newer than what the actor holds; the actor is then current. */
   private async confirm(): Promise<void> {
-    const newer = await this.deps.journal.entriesAfter(this.pactId, this.seq);
+    const newer = await this.deps.journal.entriesFrom(this.pactId, this.pact ? this.pact.stateNonce + 1 : 0);
     for (const { seq, value } of newer) this.apply(seq, value, applyEntry(this.pact, value));
     this.confirmed = true;
     if (newer.length > 0) this.deps.records.recovered(this.record());

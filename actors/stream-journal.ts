@@ -55,18 +55,7 @@ export class StreamJournal<E> {
    */
   async append(entry: E, expectedLastSeq: number): Promise<number> {
     const { stream, subjectOf, idOf, messageIdOf } = this.layout;
-    let ack;
-    try {
-      ack = await this.publisher.publish(subjectOf(idOf(entry)), jsonBytes(entry), {
-        msgID: messageIdOf(entry),
-        expect: { lastSubjectSequence: expectedLastSeq, streamName: stream },
-      });
-    } catch (error) {
-      if (/wrong last sequence/i.test(String(error))) throw new ExpectedSequenceMismatch(String(error));
-      throw error;
-    }
-    if (ack.duplicate) throw new ExpectedSequenceMismatch(`entry ${messageIdOf(entry)} was appended before`);
-    return ack.seq;
+    return compareAndSet(this.publisher, { stream, subject: subjectOf(idOf(entry)), messageId: messageIdOf(entry), expectedLastSeq }, entry);
   }
 
   /** Entries of one entity after stream sequence `afterSeq`, in order. */
@@ -82,6 +71,30 @@ export class StreamJournal<E> {
       seq = message.seq + 1;
     }
   }
+}
+
+/**
+ * Publishes `entry` on `subject` only if the subject's last sequence is still `expectedLastSeq` (0: the
+ * subject holds nothing); resolves to the stream sequence. A duplicate message id is reported as a
+ * mismatch too (see `StreamJournal.append`).
+ */
+export async function compareAndSet(
+  publisher: Publisher,
+  at: { stream: string; subject: string; messageId: string; expectedLastSeq: number },
+  entry: unknown,
+): Promise<number> {
+  let ack;
+  try {
+    ack = await publisher.publish(at.subject, jsonBytes(entry), {
+      msgID: at.messageId,
+      expect: { lastSubjectSequence: at.expectedLastSeq, streamName: at.stream },
+    });
+  } catch (error) {
+    if (/wrong last sequence/i.test(String(error))) throw new ExpectedSequenceMismatch(String(error));
+    throw error;
+  }
+  if (ack.duplicate) throw new ExpectedSequenceMismatch(`entry ${at.messageId} was appended before`);
+  return ack.seq;
 }
 
 /** A stream's message by sequence (or the next of a subject from it, or a subject's last); undefined when there is none. */

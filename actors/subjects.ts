@@ -52,12 +52,17 @@ export type CommandKind = (typeof COMMAND_KINDS)[number];
 
 export const commandSubject = (partition: number, kind: CommandKind) => `pact.cmd.${partition}.${kind}`;
 export const partitionCommands = (partition: number) => `pact.cmd.${partition}.>`;
-export const journalSubject = (pactId: string) => `pact.evt.${pactId}`;
+/**
+ * A pact's journal has a subject per position: the entry that leaves the pact at `nonce` (its creation at 0).
+ * Each holds one message, appended only while the subject is empty (docs/ARCHITECTURE.md, "Write path").
+ */
+export const journalSubject = (pactId: string, nonce: number) => `pact.evt.${pactId}.${nonce}`;
+/** Every entry of one pact. */
+export const pactJournalSubjects = (pactId: string) => `pact.evt.${pactId}.*`;
 export const JOURNAL_WILDCARD = 'pact.evt.>';
-const JOURNAL_PREFIX = 'pact.evt.';
+const JOURNAL_SUBJECT = /^pact\.evt\.([^.]+)\.(0|[1-9][0-9]*)$/;
 /** The pact a journal subject names; undefined for any other subject. */
-export const pactIdOfJournalSubject = (subject: string) =>
-  subject.startsWith(JOURNAL_PREFIX) ? subject.slice(JOURNAL_PREFIX.length) : undefined;
+export const pactIdOfJournalSubject = (subject: string) => JOURNAL_SUBJECT.exec(subject)?.[1];
 
 /** The prefix of every reply inbox a command bus listens on; a host answers nowhere else. */
 export const REPLY_PREFIX = '_INBOX_PACT';

@@ -5,7 +5,7 @@ import { DeliverPolicy, jetstream, jetstreamManager, type JetStreamManager } fro
 import { decodeEntry } from '../actors/journal.js';
 import { serversOf } from '../actors/nats.js';
 import { connectOptionsOf, loadCredentials } from '../actors/nats-roles.js';
-import { JOURNAL_STREAM, JOURNAL_WILDCARD, journalSubject } from '../actors/subjects.js';
+import { JOURNAL_STREAM, JOURNAL_WILDCARD, pactJournalSubjects } from '../actors/subjects.js';
 import { JournalAudit } from './journal-audit.js';
 import { checkOfferAcceptances } from './offer-acceptances.js';
 import { OfferJournal } from '../actors/offer-journal.js';
@@ -70,7 +70,7 @@ async function main(target: string | undefined): Promise<number> {
   const reader = credentialsFile && existsSync(credentialsFile) ? loadCredentials(credentialsFile).reader : undefined;
   const nc = await connect({ servers: serversOf(url), timeout: 5_000, ...connectOptionsOf('reader', reader) });
   try {
-    const subject = target === '--all' ? JOURNAL_WILDCARD : journalSubject(target);
+    const subject = target === '--all' ? JOURNAL_WILDCARD : pactJournalSubjects(target);
     const last = await lastSequence(await jetstreamManager(nc), subject);
     if (last === 0 && target !== '--all') {
       console.error(`no journal entry of ${target}`);

@@ -1,7 +1,7 @@
 import { DeliverPolicy } from '@nats-io/jetstream';
 import { decodeEntry, signerOfEntry, type JournalEntry, type JournalEvent } from '../actors/journal.js';
 import type { Nats } from '../actors/nats.js';
-import { JOURNAL_STREAM, journalSubject } from '../actors/subjects.js';
+import { JOURNAL_STREAM, pactJournalSubjects } from '../actors/subjects.js';
 import type { PactState } from '../machines/pact/types.js';
 
 /** One applied command as a live view shows it: when, who signed, the nonce after it, what it did, what it paid. */
@@ -51,12 +51,12 @@ function shownEvent(event: JournalEvent): JournalRow['event'] {
 
 /**
  * A pact's journal rows after stream sequence `afterSeq`, those there now and then each as it is appended, read
- * by an ordered consumer of the pact's subject (any node can serve it: it reads NATS, not a host). Ends when
+ * by an ordered consumer of the pact's subjects (any node can serve it: it reads NATS, not a host). Ends when
  * `signal` aborts.
  */
 export async function* journalFeed(nats: Nats, pactId: string, afterSeq: number, signal: AbortSignal): AsyncGenerator<JournalRow> {
   const consumer = await nats.js.consumers.get(JOURNAL_STREAM, {
-    filter_subjects: journalSubject(pactId),
+    filter_subjects: pactJournalSubjects(pactId),
     ...(afterSeq > 0 ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: afterSeq + 1 } : { deliver_policy: DeliverPolicy.All }),
   });
   const messages = await consumer.consume();

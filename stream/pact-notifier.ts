@@ -1,6 +1,6 @@
 import type { Nats } from '../actors/nats.js';
-import { decodeEntry, journalMessage, type JournalEntry } from '../actors/journal.js';
-import { JOURNAL_STREAM, journalSubject } from '../actors/subjects.js';
+import { decodeEntry, entryMessage, type JournalEntry } from '../actors/journal.js';
+import { JOURNAL_STREAM } from '../actors/subjects.js';
 import type { AsyncSigner } from '../protocol/node-signer.js';
 import { ArrivalBatches } from '../projection/arrival-batches.js';
 import { JournalFollower, type JournalMessage } from '../projection/journal-follower.js';
@@ -168,9 +168,9 @@ export class PactNotifier {
     return notificationOf({ ...entry, state: entry.state }, parties, this.server);
   }
 
-  /** The parties of the pact's creation entry, the first of its subject (what every node reads alike). */
+  /** The parties of the pact's creation entry, its position 0 (what every node reads alike). */
   private async partiesOf(pactId: string): Promise<string[] | undefined> {
-    const message = await journalMessage(this.nats.jsm, { seq: 1, next_by_subj: journalSubject(pactId) });
+    const message = await entryMessage(this.nats.jsm, pactId, 0);
     const entry = message && decodeEntry(message.data, message.subject);
     return entry?.event.type === 'created' ? entry.event.pact.parties.map((p) => p.party) : undefined;
   }

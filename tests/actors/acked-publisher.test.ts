@@ -27,7 +27,7 @@ async function refusal(publishing: Promise<unknown>): Promise<Error> {
   return outcome as Error;
 }
 
-const subject = (n: number) => journalSubject(`p_${String(n).padStart(32, '0')}`);
+const subject = (n: number) => journalSubject(`p_${String(n).padStart(32, '0')}`, 0);
 
 test('300 publishes in flight: each is acknowledged with the sequence its own message got', async ({ bench, publisher }) => {
   const acks = await Promise.all(Array.from({ length: 300 }, (_, n) => publisher.publish(subject(n), `message ${n}`, { msgID: `m${n}` })));

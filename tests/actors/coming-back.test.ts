@@ -15,9 +15,9 @@ import { policy, twoPartySpec } from '../support/pacts.js';
 /** The journal, counting how often an actor reads it. */
 class CountingJournal extends Journal {
   reads = 0;
-  override entriesAfter(pactId: string, afterSeq: number) {
+  override entriesFrom(pactId: string, nonce: number) {
     this.reads++;
-    return super.entriesAfter(pactId, afterSeq);
+    return super.entriesFrom(pactId, nonce);
   }
 }
 

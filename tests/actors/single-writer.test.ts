@@ -87,7 +87,7 @@ test('a second actor holding a stale pact is refused by the journal and decides 
   const next = await second.handle(fund(b, 1), Date.now());
   assert.is(funded(next), 2, 'the second actor now holds what the first wrote');
 
-  const entries = await context.journal.entriesAfter(pactId, 0);
+  const entries = await context.journal.entriesFrom(pactId, 0);
   assert.equal(entries.map((e) => e.value.nonce), [0, 1, 2]);
   assert.equal(replayedPacts(entries.map((e) => e.value)).map((p) => p.parties.filter((q) => q.confirmed).length), [0, 1, 2]);
   const collects = (await context.rail.operations()).filter((op) => op.kind === 'collect' && op.key.startsWith(pactId));
@@ -98,16 +98,33 @@ test('the journal refuses a different entry under the same nonce, and reports a 
   const pactId = `p_${'cd'.repeat(16)}`;
   const entry = (commandId: string): JournalEntry =>
     ({ pactId, nonce: 0, commandId, event: { type: 'created', at: 1, pact: {} as Pact } });
-  const seq = await journal.append(entry('one'), 0);
+  const seq = await journal.append(entry('one'));
   for (const other of [entry('two'), entry('one')]) {
     try {
-      await journal.append(other, 0);
+      await journal.append(other);
       assert.unreachable(`${other.commandId} was appended`);
     } catch (error) {
       assert.instance(error, ExpectedSequenceMismatch);
     }
   }
-  assert.equal((await journal.entriesAfter(pactId, 0)).map((e) => [e.seq, e.value.commandId]), [[seq, 'one']]);
+  assert.equal((await journal.entriesFrom(pactId, 0)).map((e) => [e.seq, e.value.commandId]), [[seq, 'one']]);
+});
+
+test('each entry has a position of its own: a read from a position stops at the first empty one', async ({ journal }) => {
+  const pactId = `p_${'ef'.repeat(16)}`;
+  const entry = (nonce: number): JournalEntry =>
+    ({ pactId, nonce, commandId: `c${nonce}`, event: nonce === 0 ? { type: 'created', at: 1, pact: {} as Pact } : { type: 'poke', at: 1 } });
+  const seqs = [];
+  for (const nonce of [0, 1, 3]) seqs.push(await journal.append(entry(nonce)));
+  assert.equal((await journal.entriesFrom(pactId, 0)).map((e) => [e.seq, e.value.nonce]), [[seqs[0], 0], [seqs[1], 1]]);
+  assert.equal((await journal.entriesFrom(pactId, 2)).map((e) => e.value.nonce), []);
+  assert.equal((await journal.entriesFrom(pactId, 3)).map((e) => [e.seq, e.value.nonce]), [[seqs[2], 3]]);
+  try {
+    await journal.append({ ...entry(1), commandId: 'other' });
+    assert.unreachable('a second entry took position 1');
+  } catch (error) {
+    assert.instance(error, ExpectedSequenceMismatch);
+  }
 });
 
 test.run();

@@ -21,9 +21,9 @@ test.after.each(({ bench }) => bench.stop());
 async function collectsAfter(bench: JournalBench, restart: boolean) {
   const [a, b] = [generateKeyPair(), generateKeyPair()];
   const pact = { ...pactFrom(twoPartySpec(a, b)), id: `p_${restart ? 'b' : 'c'}${'0'.repeat(31)}` };
-  const first = await bench.journal.append({ pactId: pact.id, nonce: 0, commandId: 'c1', event: { type: 'created', at: 1, pact } }, 0);
-  const bad: JournalEntry = { pactId: pact.id, nonce: 7, commandId: 'bad', event: { type: 'fund', at: 2, party: b.party, receipt: 'mock:x' } };
-  const takenAt = await bench.journal.append(bad, first); // the host takes the partition after this
+  await bench.journal.append({ pactId: pact.id, nonce: 0, commandId: 'c1', event: { type: 'created', at: 1, pact } });
+  const bad: JournalEntry = { pactId: pact.id, nonce: 1, commandId: 'bad', event: { type: 'cosign', at: 2, party: b.party } }; // nothing to cosign
+  const takenAt = await bench.journal.append(bad); // the host takes the partition after this
 
   const readModel = new ReadModel(bench.level);
   await readModel.open();

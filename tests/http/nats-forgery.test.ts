@@ -151,7 +151,7 @@ test('an entry forged into the journal pays nothing: the payout worker pays only
     pactId: id, nonce: before.stateNonce + 1, commandId: randomUUID(), event: { type: 'cosign', at: stack.now, party: buyer.party },
     payouts: { rail: 'mock', asset: 'USDC', items: [payout] },
   };
-  await context.js.publish(journalSubject(id), JSON.stringify(forged));
+  await context.js.publish(journalSubject(id, forged.nonce), JSON.stringify(forged));
   await stack.payoutsIdle();
   const paidToMallory = (await stack.ledger()).operations.filter((op) => op.to === mallory.party);
   assert.equal(paidToMallory, []);
@@ -163,10 +163,12 @@ test('malformed journal messages are skipped: the read model and the payout work
   const { id } = await activePact(stack);
   const stranger = `p_${'9'.repeat(32)}`;
   for (const [subject, data] of [
-    [journalSubject(id), '{}'],
-    [journalSubject(id), 'not json'],
-    [journalSubject(stranger), JSON.stringify({ pactId: id, nonce: 0, commandId: 'x', event: { type: 'created', at: 1 } })],
-    [journalSubject(stranger), JSON.stringify({ pactId: stranger, nonce: 0, commandId: 'x', event: { type: 'created', at: 1, pact: {} } })],
+    [journalSubject(id, 99), '{}'],
+    [journalSubject(id, 98), 'not json'],
+    [`pact.evt.${id}`, JSON.stringify({ pactId: id, nonce: 0, commandId: 'x', event: { type: 'created', at: 1 } })], // no position
+    [journalSubject(stranger, 0), JSON.stringify({ pactId: id, nonce: 0, commandId: 'x', event: { type: 'created', at: 1 } })],
+    [journalSubject(id, 97), JSON.stringify({ pactId: id, nonce: 0, commandId: 'x', event: { type: 'created', at: 1 } })], // another position
+    [journalSubject(stranger, 0), JSON.stringify({ pactId: stranger, nonce: 0, commandId: 'x', event: { type: 'created', at: 1, pact: {} } })],
   ] as const) {
     await context.js.publish(subject, data);
   }
@@ -188,7 +190,7 @@ test('an entry forged straight into the journal is caught by the audit', async (
   const proposal = { evidence: [], distribution: [{ party: buyer.party, bp: 10_000 }] };
   const envelope = stack.client.signedCall(mallory, 'pacts.propose', id, nonce, proposal);
   const forged = { pactId: id, nonce: nonce + 1, commandId: randomUUID(), event: { type: 'propose', at: stack.now, party: seller.party, proposal }, envelope };
-  await context.js.publish(journalSubject(id), JSON.stringify(forged));
+  await context.js.publish(journalSubject(id, forged.nonce), JSON.stringify(forged));
   const { code, output } = await runAudit(stack.natsUrl, id);
   assert.is(code, 1, output);
   assert.match(output, `FAIL ${id}`);

@@ -30,7 +30,7 @@ test('a NATS reconnect while the projector catches up: every journaled pact stil
   for (let i = 0; i < TOTAL; i += 200) {
     const chunk = Array.from({ length: 200 }, newPact);
     pacts.push(...chunk);
-    await Promise.all(chunk.map((p) => bench.journal.append(created(p), 0)));
+    await Promise.all(chunk.map((p) => bench.journal.append(created(p))));
   }
   const reader = await connectNats({ url: bench.server.url }); // the projector's own connection
   const readModel = new ReadModel(bench.level);
@@ -66,10 +66,10 @@ test('a NATS reconnect while the projector catches up: every journaled pact stil
 
 test('a pact whose journal holds an entry the machine refuses is vouched for again after a restart', async ({ bench }) => {
   const pact = newPact();
-  const first = await bench.journal.append(created(pact), 0);
-  // An entry the machine refuses (a wrong nonce), appended with the journal's compare-and-set:
-  const bad: JournalEntry = { pactId: pact.id, nonce: 7, commandId: 'bad', event: { type: 'fund', at: 2, party: pact.parties[0]!.party, receipt: 'mock:x' } };
-  await bench.journal.append(bad, first);
+  await bench.journal.append(created(pact));
+  // An entry the machine refuses (nothing to cosign), appended at the pact's next position:
+  const bad: JournalEntry = { pactId: pact.id, nonce: 1, commandId: 'bad', event: { type: 'cosign', at: 2, party: pact.parties[0]!.party } };
+  await bench.journal.append(bad);
 
   const readModel = new ReadModel(bench.level);
   await readModel.open();

@@ -70,7 +70,7 @@ const recordOf = (pact: Pact, seq: number, recentCommands: string[]): PactRecord
 test('a write the read model could not make is retried; the projector never moves past it', async ({ journal, readModel, projector, level }) => {
   (readModel as FailingOnce).failures = 1;
   const pact = newPactWith('deliver');
-  const seq = await journal.append(created(pact), 0);
+  const seq = await journal.append(created(pact));
   await within(projector.start(), 10_000); // start waits until the journal's last entry is in the read model
   const reopened = new ReadModel(level);
   assert.is((await reopened.get(pact.id))?.id, pact.id);
@@ -80,7 +80,7 @@ test('a write the read model could not make is retried; the projector never move
 test('a local commit is readable at once, and its journal message is skipped by sequence, not applied again', async (context) => {
   const { journal, readModel, projector } = context;
   const inJournal = newPactWith('as journaled');
-  const seq = await journal.append(created(inJournal), 0);
+  const seq = await journal.append(created(inJournal));
   // The record handed over differs from what replaying the journal gives: whichever is kept tells the path.
   const asCommitted = { ...inJournal, terms: { spec: 'as committed' } };
   projector.committed({ entry: created(inJournal), previousSeq: 0, record: recordOf(asCommitted, seq, ['c1']) });
@@ -93,9 +93,9 @@ test('a local commit is readable at once, and its journal message is skipped by 
 test('a commit on an entry the read model lacks waits for the journal to bring both, in order', async (context) => {
   const { journal, readModel, projector } = context;
   const pact = newPactWith('written elsewhere first');
-  const first = await journal.append(created(pact), 0); // another host's entry: never committed here
+  const first = await journal.append(created(pact)); // another host's entry: never committed here
   const { entry, next } = funded(pact);
-  const second = await journal.append(entry, first);
+  const second = await journal.append(entry);
   // Committed before the projector reads anything, so the read model surely lacks the first entry (a running
   // projector might already have it, and then the commit rightly applies at once).
   projector.committed({ entry, previousSeq: first, record: recordOf({ ...next, terms: { spec: 'as committed' } }, second, ['c1', 'c2']) });

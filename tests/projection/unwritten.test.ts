@@ -24,7 +24,7 @@ test('a commit that arrives after its journal message was written stays in `unwr
   await projector.start();
   const pact: Pact = { ...pactFrom(twoPartySpec(generateKeyPair(), generateKeyPair())), id: `p_${'d'.repeat(32)}` };
   const entry: JournalEntry = { pactId: pact.id, nonce: 0, commandId: 'c1', event: { type: 'created', at: 1, pact } };
-  const seq = await bench.journal.append(entry, 0);
+  const seq = await bench.journal.append(entry);
   await projector.reached(seq); // the journal path got there first
   projector.committed({ entry, previousSeq: 0, record: { pact, text: JSON.stringify(pact), seq, recentCommands: ['c1'] } });
   await projector.allWritten(5_000);

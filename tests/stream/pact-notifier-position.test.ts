@@ -48,7 +48,7 @@ function notifierOf({ bench, store, published, notifiers }: Context): PactNotifi
 function appendEntry({ bench }: Context, nonce: number, lastSeq: number): Promise<number> {
   const event = nonce === 0 ? { type: 'created', at, pact } : { type: 'cancelled', at: at + nonce };
   const entry = { pactId: pact.id, nonce, commandId: `command-${nonce}`, event, state: nonce === 0 ? 'PROPOSED' : 'CANCELLED' } as JournalEntry;
-  return bench.journal.append(entry, lastSeq);
+  return bench.journal.append(entry);
 }
 
 async function until<T>(what: string, value: () => Promise<T> | T, wanted: (value: T) => boolean): Promise<T> {

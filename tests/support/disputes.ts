@@ -48,7 +48,7 @@ export async function afterDispute(stack: Stack, pactId: string, timeoutMs = 20_
 export async function journalOf(stack: Stack, pactId: string): Promise<JournalEntry[]> {
   const nats = await connectClient(stack.natsUrl, undefined, 'reader');
   try {
-    return (await new Journal(nats.publisher, nats.jsm).entriesAfter(pactId, 0)).map((e) => e.value);
+    return (await new Journal(nats.publisher, nats.jsm).entriesFrom(pactId, 0)).map((e) => e.value);
   } finally {
     await nats.nc.close();
   }
