@@ -26,6 +26,7 @@ import { OfferReadModel } from '../projection/offer-read-model.js';
 import { EventProjector } from '../stream/event-projector.js';
 import { EventStore } from '../stream/event-store.js';
 import { PactNotifier } from '../stream/pact-notifier.js';
+import { NotifiedParties } from '../stream/notified-parties.js';
 import { storeEvent } from '../stream/store-event.js';
 import type { Pact } from '../machines/pact/types.js';
 import type { JsonLevel } from '../storage/level.js';
@@ -295,6 +296,7 @@ async function startRoles(config: Config, natsServer: NatsEndpoint): Promise<Pac
   const notifier = new PactNotifier(
     nats.reader,
     eventStore,
+    new NotifiedParties(level),
     // Made here from the journal and signed with the node's key: when it comes back from the stream, this
     // node's event projector takes it unchecked; every other node checks it.
     (event, receivedAt) => storeEvent(nats.gateway.publisher, event, receivedAt, eventProjector),

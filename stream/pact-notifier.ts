@@ -7,9 +7,8 @@ import { JournalFollower, type JournalMessage } from '../projection/journal-foll
 import type { Clock } from '../runtime/clock.js';
 import { eventIdOf, MAX_EVENT_LIFETIME_MS, type PublicEvent } from './event.js';
 import type { EventStore } from './event-store.js';
+import type { NotifiedParties } from './notified-parties.js';
 
-/** Pacts whose parties are kept from their creation entry; past this, the oldest are read from the journal again. */
-const KNOWN_PACTS = 10_000;
 /**
  * The position is written after this many entries or more (a whole batch at a time), and once nothing has
  * waited for POSITION_IDLE_MS, not after every entry of a quiet node: re-reading what follows it is harmless.
@@ -65,12 +64,10 @@ export class PactNotifier {
   /** Position writes, one after the other: a later one never lands first. */
   private positionWrites: Promise<void> = Promise.resolve();
   private positionTimer: NodeJS.Timeout | undefined;
-  /** Each pact's parties, read from its creation entry, for the few pacts being followed at once. */
-  private readonly parties = new Map<string, string[]>();
-
   constructor(
     private readonly nats: Nats,
     private readonly store: EventStore,
+    private readonly parties: NotifiedParties,
     private readonly publish: (event: PublicEvent, receivedAt: number) => Promise<unknown>,
     private readonly server: AsyncSigner,
     private readonly clock: Clock,
@@ -129,11 +126,6 @@ export class PactNotifier {
     }
   }
 
-  private remember(pactId: string, parties: string[]): void {
-    this.parties.set(pactId, parties);
-    if (this.parties.size > KNOWN_PACTS) this.parties.delete(this.parties.keys().next().value as string);
-  }
-
   /**
    * The notifications of `messages`, made together (their signatures asked for in one turn: the signer may
    * batch them), those not stored yet published together: different pacts' at once, one pact's one after the
@@ -142,6 +134,7 @@ export class PactNotifier {
    */
   private async notifyAll(messages: JournalMessage[]): Promise<void> {
     const made = await Promise.all(messages.map((message) => this.notificationFor(message)));
+    await this.parties.write().catch((error) => console.error('pact notifier could not keep the parties of new pacts:', String(error)));
     const events = made.filter((event): event is PublicEvent => event !== undefined && Date.parse(event.expiresAt) > this.clock.now());
     const byPact = new Map<string, PublicEvent[]>();
     events.forEach((event) => {
@@ -161,10 +154,10 @@ export class PactNotifier {
   private async notificationFor(message: JournalMessage): Promise<PublicEvent | undefined> {
     const entry = decodeEntry(message.data, message.subject);
     if (!entry?.state) return undefined;
-    if (entry.event.type === 'created') this.remember(entry.pactId, entry.event.pact.parties.map((p) => p.party));
-    const parties = this.parties.get(entry.pactId) ?? (await this.partiesOf(entry.pactId));
+    if (entry.event.type === 'created') this.parties.created(entry.pactId, entry.event.pact.parties.map((p) => p.party));
+    const parties = (await this.parties.of(entry.pactId)) ?? (await this.partiesOf(entry.pactId));
     if (!parties) throw new Error(`the journal holds no creation of ${entry.pactId}`); // tried again in a second
-    if (entry.state === 'SETTLED' || entry.state === 'CANCELLED') this.parties.delete(entry.pactId);
+    if (entry.state === 'SETTLED' || entry.state === 'CANCELLED') this.parties.ended(entry.pactId);
     return notificationOf({ ...entry, state: entry.state }, parties, this.server);
   }
 

@@ -1,11 +1,13 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { JournalEntry } from '../../actors/journal.js';
+import { JOURNAL_STREAM } from '../../actors/subjects.js';
 import { nodeSigner, signingHere } from '../../protocol/node-signer.js';
 import { generateKeyPair } from '../../protocol/sign.js';
 import type { PublicEvent } from '../../stream/event.js';
 import { EventStore } from '../../stream/event-store.js';
 import { PactNotifier } from '../../stream/pact-notifier.js';
+import { NotifiedParties } from '../../stream/notified-parties.js';
 import { startJournalBench, type JournalBench } from '../support/journal-bench.js';
 import { pactFrom, twoPartySpec } from '../support/pacts.js';
 
@@ -39,13 +41,13 @@ const at = Date.now();
 
 function notifierOf({ bench, store, published, notifiers }: Context): PactNotifier {
   const publish = async (event: PublicEvent) => void published.push(event);
-  const notifier = new PactNotifier(bench.nats, store, publish, signingHere(nodeSigner(server)), { now: () => Date.now() }, 'position-node');
+  const notifier = new PactNotifier(bench.nats, store, new NotifiedParties(bench.level), publish, signingHere(nodeSigner(server)), { now: () => Date.now() }, 'position-node');
   notifiers.push(notifier);
   return notifier;
 }
 
-/** Appends the pact's entry of `nonce` (its creation at 0) with a state change, after `lastSeq`; resolves to its sequence. */
-function appendEntry({ bench }: Context, nonce: number, lastSeq: number): Promise<number> {
+/** Appends the pact's entry of `nonce` (its creation at 0) with a state change; resolves to its sequence. */
+function appendEntry({ bench }: Context, nonce: number): Promise<number> {
   const event = nonce === 0 ? { type: 'created', at, pact } : { type: 'cancelled', at: at + nonce };
   const entry = { pactId: pact.id, nonce, commandId: `command-${nonce}`, event, state: nonce === 0 ? 'PROPOSED' : 'CANCELLED' } as JournalEntry;
   return bench.journal.append(entry);
@@ -62,8 +64,8 @@ async function until<T>(what: string, value: () => Promise<T> | T, wanted: (valu
 }
 
 test('once the notifier is idle, its position is written', async (context) => {
-  const first = await appendEntry(context, 0, 0);
-  const second = await appendEntry(context, 1, first);
+  await appendEntry(context, 0);
+  const second = await appendEntry(context, 1);
   const notifier = notifierOf(context);
   await notifier.start();
   await until('notifications', () => context.published.length, (n) => n === 2);
@@ -71,7 +73,7 @@ test('once the notifier is idle, its position is written', async (context) => {
 });
 
 test('stop writes the position; a notifier started again notifies only what came after it', async (context) => {
-  const first = await appendEntry(context, 0, 0);
+  const first = await appendEntry(context, 0);
   const notifier = notifierOf(context);
   await notifier.start();
   await until('notification', () => context.published.length, (n) => n === 1);
@@ -80,10 +82,25 @@ test('stop writes the position; a notifier started again notifies only what came
 
   const again = notifierOf(context);
   await again.start();
-  await appendEntry(context, 1, first);
+  await appendEntry(context, 1);
   await until('notification after the restart', () => context.published.length, (n) => n >= 2);
   await new Promise((resolve) => setTimeout(resolve, 300)); // room for a wrong second notification of the creation
   assert.equal(context.published.map((event) => event.kind), ['pact.PROPOSED', 'pact.CANCELLED']);
+});
+
+test('a notifier started again has the parties of a pact created before: it does not read the creation back', async (context) => {
+  const first = await appendEntry(context, 0);
+  const notifier = notifierOf(context);
+  await notifier.start();
+  await until('notification', () => context.published.length, (n) => n === 1);
+  await notifier.stop();
+  await context.bench.nats.jsm.streams.deleteMessage(JOURNAL_STREAM, first); // reading it back would fail now
+
+  await notifierOf(context).start(); // parties kept in memory are gone with the old notifier
+  await appendEntry(context, 1);
+  await until('notification after the restart', () => context.published.length, (n) => n === 2);
+  assert.equal(context.published[1]!.kind, 'pact.CANCELLED');
+  assert.equal((context.published[1] as { recipients?: string[] }).recipients, pact.parties.map((p) => p.party));
 });
 
 test.run();
