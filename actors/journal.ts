@@ -117,16 +117,25 @@ export class Journal {
     return compareAndSet(this.publisher, { stream: JOURNAL_STREAM, ...at, expectedLastSeq: 0 }, entry);
   }
 
-  /** The pact's entries from position `nonce` on, in order: one lookup each, and one that finds nothing. */
-  async entriesFrom(pactId: string, nonce: number): Promise<Positioned<JournalEntry>[]> {
-    const entries: Positioned<JournalEntry>[] = [];
-    for (let at = nonce; ; at++) {
-      const message = await entryMessage(this.jsm, pactId, at);
-      if (!message) return entries;
-      const value = decodeEntry(message.data, message.subject);
-      if (!value) throw new JournalReplayError(`journal message ${message.seq} of ${pactId} is not an entry`);
-      entries.push({ seq: message.seq, value });
-    }
+  /** The pact's entries from position `nonce` on, in order. */
+  entriesFrom(pactId: string, nonce: number): Promise<Positioned<JournalEntry>[]> {
+    return entriesFrom(this.jsm, pactId, nonce);
+  }
+}
+
+/**
+ * The pact's entries from position `nonce` on, in order: one lookup of a subject each, and one that finds
+ * nothing. (A consumer filtered on `pact.evt.<pactId>.*` would make nats-server 2.9 read every file block
+ * after its start: a wildcard is matched against every subject of each block.)
+ */
+export async function entriesFrom(jsm: JetStreamManager, pactId: string, nonce: number): Promise<Positioned<JournalEntry>[]> {
+  const entries: Positioned<JournalEntry>[] = [];
+  for (let at = nonce; ; at++) {
+    const message = await entryMessage(jsm, pactId, at);
+    if (!message) return entries;
+    const value = decodeEntry(message.data, message.subject);
+    if (!value) throw new JournalReplayError(`journal message ${message.seq} of ${pactId} is not an entry`);
+    entries.push({ seq: message.seq, value });
   }
 }
 

@@ -129,6 +129,7 @@ const COMMANDS_MAX_BYTES = 1024 ** 3;
 const COMMANDS_MAX_AGE_MS = 3_600_000;
 
 async function ensureStreams(jsm: JetStreamManager, replicas: number, journalMaxBytes: number): Promise<void> {
+  await refuseUnpositionedJournal(jsm);
   await ensureStream(jsm, {
     name: CMD_STREAM,
     subjects: ['pact.cmd.>'],
@@ -174,9 +175,9 @@ export async function journalCreated(jsm: JetStreamManager): Promise<string | un
   return (await streamInfo(jsm, JOURNAL_STREAM))?.created;
 }
 
-async function streamInfo(jsm: JetStreamManager, name: string): Promise<StreamInfo | undefined> {
+async function streamInfo(jsm: JetStreamManager, name: string, options?: { subjects_filter: string }): Promise<StreamInfo | undefined> {
   try {
-    return await jsm.streams.info(name);
+    return await jsm.streams.info(name, options);
   } catch (error) {
     if (error instanceof JetStreamApiError && error.code === JetStreamApiCodes.StreamNotFound) return undefined;
     throw error;
@@ -216,6 +217,20 @@ function refuseUnsafe(info: StreamInfo, replicas: number, maxBytes: number | und
   if (maxBytes !== undefined && maxBytes < held) {
     throw new StreamSetupRefused(`${name} holds ${held} bytes; a limit of ${maxBytes} would drop its oldest entries. Keep the limit at ${held} bytes or more.`);
   }
+}
+
+/**
+ * A journal with entries on `pact.evt.<pactId>`, the layout before each entry had a subject of its own: this
+ * version would read none of them, and beside a node of that version two writers could both append to a
+ * pact. Refused, not migrated.
+ */
+async function refuseUnpositionedJournal(jsm: JetStreamManager): Promise<void> {
+  const info = await streamInfo(jsm, JOURNAL_STREAM, { subjects_filter: 'pact.evt.*' });
+  const unpositioned = Object.keys(info?.state.subjects ?? {});
+  if (unpositioned.length === 0) return;
+  throw new StreamSetupRefused(
+    `${JOURNAL_STREAM} holds entries on ${unpositioned[0]} and ${unpositioned.length - 1} more subjects of the layout before pact.evt.<pactId>.<nonce>, which this version cannot read: start it on a new NATS store and data directory.`,
+  );
 }
 
 async function ensureReplicas(jsm: JetStreamManager, stream: string, replicas: number): Promise<void> {

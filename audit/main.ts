@@ -2,10 +2,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { DeliverPolicy, jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
-import { decodeEntry } from '../actors/journal.js';
+import { decodeEntry, entryMessage } from '../actors/journal.js';
 import { serversOf } from '../actors/nats.js';
 import { connectOptionsOf, loadCredentials } from '../actors/nats-roles.js';
-import { JOURNAL_STREAM, JOURNAL_WILDCARD, pactJournalSubjects } from '../actors/subjects.js';
+import { JOURNAL_STREAM, JOURNAL_WILDCARD } from '../actors/subjects.js';
 import { JournalAudit } from './journal-audit.js';
 import { checkOfferAcceptances } from './offer-acceptances.js';
 import { OfferJournal } from '../actors/offer-journal.js';
@@ -29,27 +29,32 @@ function natsTarget(): { url: string; credentialsFile?: string } {
   return { url, credentialsFile: credentialsFile ?? join(dataDir, 'nats-credentials.json') };
 }
 
-/** The stream sequence of the last journal message on `subject` (a wildcard for all), 0 when none. */
-async function lastSequence(jsm: JetStreamManager, subject: string): Promise<number> {
-  if (subject === JOURNAL_WILDCARD) {
-    const { state } = await jsm.streams.info(JOURNAL_STREAM);
-    return state.messages > 0 ? state.last_seq : 0;
-  }
-  try {
-    return (await jsm.streams.getMessage(JOURNAL_STREAM, { last_by_subj: subject }))?.seq ?? 0;
-  } catch {
-    return 0;
-  }
+/** The stream sequence of the journal's last message, 0 when it has none. */
+async function lastSequence(jsm: JetStreamManager): Promise<number> {
+  const { state } = await jsm.streams.info(JOURNAL_STREAM);
+  return state.messages > 0 ? state.last_seq : 0;
 }
 
 const IDLE_MS = 10_000;
 
 /**
- * Feeds `audit` every message on `subject` up to `last` (or until none is pending: the last one may have
- * been deleted); false when the journal stops answering for IDLE_MS before that.
+ * Feeds `audit` the message at each of the pact's positions, from 0 to the first empty one (one lookup each:
+ * a consumer of the pact's subjects would read every file block of the journal); false when it has none.
  */
-async function readJournal(nc: NatsConnection, subject: string, last: number, audit: JournalAudit): Promise<boolean> {
-  const consumer = await jetstream(nc).consumers.get(JOURNAL_STREAM, { filter_subjects: subject, deliver_policy: DeliverPolicy.All });
+async function readPact(jsm: JetStreamManager, pactId: string, audit: JournalAudit): Promise<boolean> {
+  for (let nonce = 0; ; nonce++) {
+    const message = await entryMessage(jsm, pactId, nonce);
+    if (!message) return nonce > 0;
+    audit.add(message.seq, decodeEntry(message.data, message.subject));
+  }
+}
+
+/**
+ * Feeds `audit` every journal message up to `last` (or until none is pending: the last one may have been
+ * deleted); false when the journal stops answering for IDLE_MS before that.
+ */
+async function readJournal(nc: NatsConnection, last: number, audit: JournalAudit): Promise<boolean> {
+  const consumer = await jetstream(nc).consumers.get(JOURNAL_STREAM, { filter_subjects: JOURNAL_WILDCARD, deliver_policy: DeliverPolicy.All });
   const messages = await consumer.consume();
   let idle = setTimeout(() => messages.stop(), IDLE_MS);
   for await (const message of messages) {
@@ -70,19 +75,19 @@ async function main(target: string | undefined): Promise<number> {
   const reader = credentialsFile && existsSync(credentialsFile) ? loadCredentials(credentialsFile).reader : undefined;
   const nc = await connect({ servers: serversOf(url), timeout: 5_000, ...connectOptionsOf('reader', reader) });
   try {
-    const subject = target === '--all' ? JOURNAL_WILDCARD : pactJournalSubjects(target);
-    const last = await lastSequence(await jetstreamManager(nc), subject);
-    if (last === 0 && target !== '--all') {
+    const jsm = await jetstreamManager(nc);
+    const audit = new JournalAudit();
+    if (target !== '--all' && !(await readPact(jsm, target, audit))) {
       console.error(`no journal entry of ${target}`);
       return 1;
     }
-    const audit = new JournalAudit();
-    if (last > 0 && !(await readJournal(nc, subject, last, audit))) {
+    const last = target === '--all' ? await lastSequence(jsm) : 0;
+    if (last > 0 && !(await readJournal(nc, last, audit))) {
       console.error(`the journal stopped answering before sequence ${last}; the audit is incomplete`);
       return 2;
     }
     const js = jetstream(nc);
-    await checkOfferAcceptances(audit, new OfferJournal(js, await jetstreamManager(nc)));
+    await checkOfferAcceptances(audit, new OfferJournal(js, jsm));
     for (const line of audit.report()) console.log(line);
     return audit.failed ? 1 : 0;
   } finally {

@@ -1,5 +1,5 @@
 import { DeliverPolicy } from '@nats-io/jetstream';
-import { decodeEntry, signerOfEntry, type JournalEntry, type JournalEvent } from '../actors/journal.js';
+import { decodeEntry, entriesFrom, signerOfEntry, type JournalEntry, type JournalEvent } from '../actors/journal.js';
 import type { Nats } from '../actors/nats.js';
 import { JOURNAL_STREAM, pactJournalSubjects } from '../actors/subjects.js';
 import type { PactState } from '../machines/pact/types.js';
@@ -50,22 +50,33 @@ function shownEvent(event: JournalEvent): JournalRow['event'] {
 }
 
 /**
- * A pact's journal rows after stream sequence `afterSeq`, those there now and then each as it is appended, read
- * by an ordered consumer of the pact's subjects (any node can serve it: it reads NATS, not a host). Ends when
- * `signal` aborts.
+ * A pact's journal rows after stream sequence `afterSeq`: those there now, read by position, then each as it
+ * is appended, read by an ordered consumer of the pact's subjects that starts at the stream's end (any node
+ * can serve it: it reads NATS, not a host). Started any earlier, that consumer would make nats-server 2.9
+ * read every file block after its start (`entriesFrom`). Ends when `signal` aborts.
  */
 export async function* journalFeed(nats: Nats, pactId: string, afterSeq: number, signal: AbortSignal): AsyncGenerator<JournalRow> {
+  const { state } = await nats.jsm.streams.info(JOURNAL_STREAM);
+  let shown = afterSeq;
+  for (const { seq, value } of await entriesFrom(nats.jsm, pactId, 0)) {
+    if (seq <= shown) continue;
+    shown = seq;
+    yield journalRow(seq, value);
+  }
+  if (signal.aborted) return;
   const consumer = await nats.js.consumers.get(JOURNAL_STREAM, {
     filter_subjects: pactJournalSubjects(pactId),
-    ...(afterSeq > 0 ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: afterSeq + 1 } : { deliver_policy: DeliverPolicy.All }),
+    deliver_policy: DeliverPolicy.StartSequence,
+    opt_start_seq: Math.max(state.last_seq, shown) + 1,
   });
   const messages = await consumer.consume();
   const stop = () => void messages.stop();
   signal.addEventListener('abort', stop, { once: true });
+  if (signal.aborted) stop(); // aborted while the consumer was made
   try {
     for await (const message of messages) {
       const entry = decodeEntry(message.data, message.subject);
-      if (entry) yield journalRow(message.seq, entry);
+      if (entry && message.seq > shown) yield journalRow(message.seq, entry);
     }
   } finally {
     signal.removeEventListener('abort', stop);

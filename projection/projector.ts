@@ -220,7 +220,11 @@ export class Projector {
       }
       position = arrival.seq;
       const pactId = pactIdOfJournalSubject(arrival.subject);
-      if (pactId === undefined || headSeq(pactId) >= arrival.seq) continue; // not a pact's, or written already
+      if (pactId === undefined) {
+        console.error(`projector skips journal message ${arrival.seq} on ${arrival.subject}: no pact's position`);
+        continue;
+      }
+      if (headSeq(pactId) >= arrival.seq) continue; // written already
       const record = await this.replay(pactId, arrival, latest.get(pactId));
       if (record) latest.set(pactId, record);
     }

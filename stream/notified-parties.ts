@@ -34,9 +34,13 @@ export class NotifiedParties {
     this.unwritten.push({ type: 'del', key: pactId });
   }
 
-  /** The pact's parties; undefined when they are not kept (a pact created before a crash lost the batch). */
+  /** The pact's parties; undefined when they are not kept (see above). */
   async of(pactId: string): Promise<string[] | undefined> {
-    return this.recent.use(pactId) ?? (await this.stored.get(pactId));
+    const known = this.recent.use(pactId);
+    if (known) return known;
+    const stored = await this.stored.get(pactId);
+    if (stored) this.recent.set(pactId, stored);
+    return stored;
   }
 
   /** Writes the changes made since the last call. Those of a write that fails are not tried again (see above). */

@@ -161,10 +161,13 @@ export class PactNotifier {
     return notificationOf({ ...entry, state: entry.state }, parties, this.server);
   }
 
-  /** The parties of the pact's creation entry, its position 0 (what every node reads alike). */
+  /** The parties of the pact's creation entry, its position 0 (what every node reads alike), kept from then on. */
   private async partiesOf(pactId: string): Promise<string[] | undefined> {
     const message = await entryMessage(this.nats.jsm, pactId, 0);
     const entry = message && decodeEntry(message.data, message.subject);
-    return entry?.event.type === 'created' ? entry.event.pact.parties.map((p) => p.party) : undefined;
+    if (entry?.event.type !== 'created') return undefined;
+    const parties = entry.event.pact.parties.map((p) => p.party);
+    this.parties.created(pactId, parties);
+    return parties;
   }
 }

@@ -55,7 +55,7 @@ const streamInfo = (url: string, name: string): Promise<StreamInfo> => withJsm(u
 test('a journal made before it had a byte limit is not trimmed to a limit below what it holds', async ({ root, nats }) => {
   await withJsm(nats.url, async (jsm, nc) => {
     await jsm.streams.add({ name: JOURNAL_STREAM, subjects: ['pact.evt.>'], retention: RetentionPolicy.Limits, storage: StorageType.File });
-    for (let i = 0; i < 20; i++) await jetstream(nc).publish('pact.evt.p_legacy', 'x'.repeat(500));
+    for (let i = 0; i < 20; i++) await jetstream(nc).publish(`pact.evt.p_legacy.${i}`, 'x'.repeat(500));
   });
   const before = (await streamInfo(nats.url, JOURNAL_STREAM)).state;
 
@@ -65,6 +65,19 @@ test('a journal made before it had a byte limit is not trimmed to a limit below 
   const after = await streamInfo(nats.url, JOURNAL_STREAM);
   assert.equal([after.state.first_seq, after.state.messages], [before.first_seq, before.messages], 'nothing was trimmed');
   assert.is(after.config.max_bytes, -1, 'the limit was left as it was');
+});
+
+test('a journal of the layout before each entry had a subject of its own is refused, not read', async ({ root, nats }) => {
+  await withJsm(nats.url, async (jsm, nc) => {
+    await jsm.streams.add({ name: JOURNAL_STREAM, subjects: ['pact.evt.>'], retention: RetentionPolicy.Limits, storage: StorageType.File });
+    await jetstream(nc).publish(`pact.evt.p_${'1'.repeat(32)}`, '{}');
+  });
+  const service = serviceOn(nats.url, join(root, 'data'));
+  assert.is(await outcome(service), 1, service.output);
+  assert.match(service.output, new RegExp(`holds entries on pact\\.evt\\.p_1{32} and 0 more subjects of the layout before`));
+  const journal = await streamInfo(nats.url, JOURNAL_STREAM);
+  assert.equal([journal.state.messages, journal.config.max_bytes], [1, -1], 'the journal was left as it was');
+  assert.equal(await withJsm(nats.url, async (jsm) => (await jsm.streams.names().next()) ?? []), [JOURNAL_STREAM], 'no other stream was made');
 });
 
 test('PACT_REPLICAS=3 on a single nats-server is refused, not pretended', async ({ root, nats }) => {
