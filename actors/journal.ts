@@ -113,8 +113,9 @@ export class Journal {
    * whose answer was lost: the message id is `<pactId>:<nonce>:<commandId>`).
    */
   append(entry: JournalEntry): Promise<number> {
-    const at = { subject: journalSubject(entry.pactId, entry.nonce), messageId: `${entry.pactId}:${entry.nonce}:${entry.commandId}` };
-    return compareAndSet(this.publisher, { stream: JOURNAL_STREAM, ...at, expectedLastSeq: 0 }, entry);
+    const { pactId, nonce, commandId } = entry;
+    const at = { stream: JOURNAL_STREAM, subject: journalSubject(pactId, nonce), messageId: `${pactId}:${nonce}:${commandId}`, expectedLastSeq: 0 };
+    return compareAndSet(this.publisher, at, entry);
   }
 
   /** The pact's entries from position `nonce` on, in order. */
@@ -124,18 +125,29 @@ export class Journal {
 }
 
 /**
- * The pact's entries from position `nonce` on, in order: one lookup of a subject each, and one that finds
- * nothing. (A consumer filtered on `pact.evt.<pactId>.*` would make nats-server 2.9 read every file block
- * after its start: a wildcard is matched against every subject of each block.)
+ * The pact's entries from position `nonce` on, in order (`positionMessages`); a message there that is not
+ * an entry is a journal this code cannot trust.
  */
 export async function entriesFrom(jsm: JetStreamManager, pactId: string, nonce: number): Promise<Positioned<JournalEntry>[]> {
   const entries: Positioned<JournalEntry>[] = [];
-  for (let at = nonce; ; at++) {
-    const message = await entryMessage(jsm, pactId, at);
-    if (!message) return entries;
+  for await (const message of positionMessages(jsm, pactId, nonce)) {
     const value = decodeEntry(message.data, message.subject);
     if (!value) throw new JournalReplayError(`journal message ${message.seq} of ${pactId} is not an entry`);
     entries.push({ seq: message.seq, value });
+  }
+  return entries;
+}
+
+/**
+ * The journal messages at a pact's positions from `nonce` on, up to the first empty one: one lookup of a
+ * subject each. (A consumer filtered on `pact.evt.<pactId>.*` would make nats-server 2.9 read every file
+ * block after its start: a wildcard is matched against every subject of each block.)
+ */
+export async function* positionMessages(jsm: JetStreamManager, pactId: string, nonce: number) {
+  for (let at = nonce; ; at++) {
+    const message = await entryMessage(jsm, pactId, at);
+    if (!message) return;
+    yield message;
   }
 }
 

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { DeliverPolicy, jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
-import { decodeEntry, entryMessage } from '../actors/journal.js';
+import { decodeEntry, positionMessages } from '../actors/journal.js';
 import { serversOf } from '../actors/nats.js';
 import { connectOptionsOf, loadCredentials } from '../actors/nats-roles.js';
 import { JOURNAL_STREAM, JOURNAL_WILDCARD } from '../actors/subjects.js';
@@ -38,15 +38,16 @@ async function lastSequence(jsm: JetStreamManager): Promise<number> {
 const IDLE_MS = 10_000;
 
 /**
- * Feeds `audit` the message at each of the pact's positions, from 0 to the first empty one (one lookup each:
- * a consumer of the pact's subjects would read every file block of the journal); false when it has none.
+ * Feeds `audit` the message at each of the pact's positions, from 0 to the first empty one
+ * (`positionMessages`); false when it has none.
  */
 async function readPact(jsm: JetStreamManager, pactId: string, audit: JournalAudit): Promise<boolean> {
-  for (let nonce = 0; ; nonce++) {
-    const message = await entryMessage(jsm, pactId, nonce);
-    if (!message) return nonce > 0;
+  let read = false;
+  for await (const message of positionMessages(jsm, pactId, 0)) {
     audit.add(message.seq, decodeEntry(message.data, message.subject));
+    read = true;
   }
+  return read;
 }
 
 /**

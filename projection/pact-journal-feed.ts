@@ -53,7 +53,7 @@ function shownEvent(event: JournalEvent): JournalRow['event'] {
  * A pact's journal rows after stream sequence `afterSeq`: those there now, read by position, then each as it
  * is appended, read by an ordered consumer of the pact's subjects that starts at the stream's end (any node
  * can serve it: it reads NATS, not a host). Started any earlier, that consumer would make nats-server 2.9
- * read every file block after its start (`entriesFrom`). Ends when `signal` aborts.
+ * read every file block after its start (`positionMessages`). Ends when `signal` aborts.
  */
 export async function* journalFeed(nats: Nats, pactId: string, afterSeq: number, signal: AbortSignal): AsyncGenerator<JournalRow> {
   const { state } = await nats.jsm.streams.info(JOURNAL_STREAM);

@@ -63,6 +63,16 @@ async function until<T>(what: string, value: () => Promise<T> | T, wanted: (valu
   }
 }
 
+/** Appends the pact's creation, lets a notifier notify it and stops that notifier; resolves to the creation's sequence. */
+async function creationNotifiedThenStopped(context: Context): Promise<number> {
+  const first = await appendEntry(context, 0);
+  const notifier = notifierOf(context);
+  await notifier.start();
+  await until('notification', () => context.published.length, (n) => n === 1);
+  await notifier.stop();
+  return first;
+}
+
 test('once the notifier is idle, its position is written', async (context) => {
   await appendEntry(context, 0);
   const second = await appendEntry(context, 1);
@@ -73,11 +83,7 @@ test('once the notifier is idle, its position is written', async (context) => {
 });
 
 test('stop writes the position; a notifier started again notifies only what came after it', async (context) => {
-  const first = await appendEntry(context, 0);
-  const notifier = notifierOf(context);
-  await notifier.start();
-  await until('notification', () => context.published.length, (n) => n === 1);
-  await notifier.stop();
+  const first = await creationNotifiedThenStopped(context);
   assert.is(await context.store.notifiedUpTo(), first);
 
   const again = notifierOf(context);
@@ -89,11 +95,7 @@ test('stop writes the position; a notifier started again notifies only what came
 });
 
 test('a notifier started again has the parties of a pact created before: it does not read the creation back', async (context) => {
-  const first = await appendEntry(context, 0);
-  const notifier = notifierOf(context);
-  await notifier.start();
-  await until('notification', () => context.published.length, (n) => n === 1);
-  await notifier.stop();
+  const first = await creationNotifiedThenStopped(context);
   await context.bench.nats.jsm.streams.deleteMessage(JOURNAL_STREAM, first); // reading it back would fail now
 
   await notifierOf(context).start(); // parties kept in memory are gone with the old notifier
