@@ -39,14 +39,26 @@ test.after(async ({ root, cluster, stack }) => {
   rmSync(root, { recursive: true, force: true });
 });
 
+/** The journal's leader, asked again for up to 30 s while JetStream does not answer (it may still be electing). */
 async function journalLeader(cluster: NatsCluster, reader: NatsCredentials['reader']): Promise<string> {
   const nc = await connect({ servers: cluster.url.split(','), ...connectOptionsOf('reader', reader) });
   try {
-    const info = await (await jetstreamManager(nc)).streams.info(JOURNAL_STREAM);
+    const info = await untilAnswered(async () => (await jetstreamManager(nc)).streams.info(JOURNAL_STREAM));
     assert.is(info.config.num_replicas, 3);
     return info.cluster!.leader!;
   } finally {
     await nc.close();
+  }
+}
+
+async function untilAnswered<T>(ask: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      return await ask();
+    } catch (error) {
+      if (!/timeout/i.test(String(error)) || Date.now() > deadline) throw error;
+    }
   }
 }
 
