@@ -1,4 +1,5 @@
 import { Level } from 'level';
+import { SecondNames } from './second-names.js';
 
 export type JsonLevel = Level<string, unknown>;
 export type Sublevel<V> = ReturnType<JsonLevel['sublevel']> & { get(key: string): Promise<V | undefined> };
@@ -14,5 +15,7 @@ const OPEN_TABLES = 128;
 export async function openLevel(dir: string): Promise<JsonLevel> {
   const db = new Level<string, unknown>(dir, { valueEncoding: 'json', maxOpenFiles: OPEN_TABLES });
   await db.open();
+  const secondNames = await SecondNames.keep(dir);
+  db.once('closing', () => secondNames?.stop());
   return db;
 }
