@@ -9,6 +9,7 @@ import { admit, type Admission, type Admitting } from './admission.js';
 import type { AdmittedRequest, CommandMessage, CommandReply, HostCommand } from './messages.js';
 import { PactActor, type ActorDeps } from './pact-actor.js';
 import { jsonBytes } from './json-bytes.js';
+import { RecentDurations } from './recent-durations.js';
 import { CMD_STREAM, JOURNAL_STREAM, kindOfSubject, partitionCommands, partitionConsumer, partitionOf, REPLY_PREFIX, type CommandKind } from './subjects.js';
 
 export interface HostOptions {
@@ -45,6 +46,8 @@ export class ActorHost {
   /** The journal's last sequence when this host took each partition it holds. */
   private readonly takenAt = new Map<number, number>();
   private readonly leases: Leases;
+  /** How long the last 1,000 actors that came back from a stored record took to load (`/health`). */
+  readonly activations = new RecentDurations(1_000);
   private sweeper: NodeJS.Timeout | undefined;
 
   constructor(
@@ -200,7 +203,9 @@ export class ActorHost {
   /** The pact's actor, from its record, or also from the journal while its last append is unsure. */
   private async load(pactId: string): Promise<PactActor> {
     const unsure = this.unsure.has(pactId);
+    const started = performance.now();
     const actor = await PactActor.load(pactId, this.deps, unsure);
+    if (actor.exists) this.activations.add(performance.now() - started);
     if (unsure) this.unsure.delete(pactId);
     return actor;
   }

@@ -69,6 +69,11 @@ export class PactActor {
     return actor;
   }
 
+  /** Whether the pact was created (a create's actor starts from nothing). */
+  get exists(): boolean {
+    return this.pact !== undefined;
+  }
+
   /** Decides an admitted command, appends the entry with its signed call, and only then answers. */
   async handle(request: AdmittedRequest, now: number, retried = false): Promise<CommandReply> {
     if (request.command.type === 'fund' && !this.knownCurrent()) await this.confirm();

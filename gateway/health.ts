@@ -76,7 +76,7 @@ export function registerHealth(app: FastifyInstance, deps: HealthDeps): void {
         disputes: counts.DISPUTED,
       },
       durableKeys: { evaluator: true, server: true },
-      actors: { live: deps.host.liveActors },
+      actors: { live: deps.host.liveActors, activations: deps.host.activations.summary() },
     };
   });
 }

@@ -35,4 +35,20 @@ test('live actors stay bounded and passivated pacts come back on their next comm
   assert.ok((await stack.client.request('GET', '/health')).body.actors.live <= MAX_ACTORS);
 });
 
+test('health times the activations of pacts that come back from their record, and no create', async ({ stack }) => {
+  const activations = async () => (await stack.client.request('GET', '/health')).body.actors.activations;
+  const before = await activations();
+  const pacts = [];
+  for (let i = 0; i < MAX_ACTORS + 2; i++) {
+    const { seller, buyer } = newParties();
+    pacts.push({ seller, id: (await stack.client.create(seller, tradeSpec(seller, buyer))).body.pact.id as string });
+  }
+  assert.is((await activations()).count, before.count, 'a create loads no record');
+  for (const { seller, id } of pacts) assert.is((await stack.client.fund(seller, id)).status, 200);
+  const after = await activations();
+  assert.ok(after.count >= before.count + 2, `${after.count - before.count} of the passivated pacts came back`);
+  assert.type(after.p50Ms, 'number');
+  assert.ok(after.p50Ms <= after.p99Ms);
+});
+
 test.run();
