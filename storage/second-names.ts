@@ -1,14 +1,14 @@
 import { link, mkdir, readdir, stat, unlink } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { join } from 'node:path';
 
 /** LevelDB's table and log files: the ones it deletes after compactions and memtable flushes. */
 const DELETED_BY_LEVELDB = /^\d+\.(ldb|sst|log)$/;
 
-/**
- * How often new files are named and deleted ones freed. A table lives through at least three more
- * memtable flushes and a log through one, so few are deleted before their first sweep.
- */
+/** How often new files are named and deleted ones freed; a file made and deleted between two is deleted the old way. */
 const SWEEP_MS = 250;
+
+/** Where a database's second names are: inside it, so that deleting the database deletes them (LevelDB skips the folder). */
+export const secondNamesDir = (dir: string) => join(dir, 'second-names');
 
 /**
  * LevelDB 1.20, the version classic-level 3 bundles, deletes obsolete table and log files while it holds
@@ -16,73 +16,95 @@ const SWEEP_MS = 250;
  * thread (classic-level's implicit snapshot), so the service's main thread waited out each unlink:
  * freeing a file's blocks costs milliseconds on a disk mounted with `discard`.
  *
- * This keeps a second name (a hard link, in a sibling directory) for each of those files. LevelDB's unlink
- * then only drops a name; the blocks are freed when a later sweep, on libuv's pool and outside LevelDB's
- * lock, unlinks the second name of every file LevelDB no longer has. A file deleted before a sweep named
- * it is deleted the old way; a crash leaves second names that the first sweep after the next open frees.
+ * This keeps a second name (a hard link) for each of those files. LevelDB's unlink then only drops a name;
+ * the blocks are freed when a later sweep, on libuv's pool and outside LevelDB's lock, unlinks the second
+ * name of every file LevelDB no longer has. A crash leaves second names, which the sweeps after the next
+ * open free. It is an optimisation: where it cannot work it logs why and stays out of the way.
  */
 export class SecondNames {
-  private readonly sweeper: NodeJS.Timeout;
-  private sweeping: Promise<void> = Promise.resolve();
+  /** Files whose second name this instance made, or found to be theirs. */
+  private readonly named = new Set<string>();
+  private readonly linksDir: string;
+  private sweeper: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = false;
+  private complained = false;
 
-  private constructor(private readonly dir: string, readonly linksDir: string, sweepMs: number) {
-    this.sweeper = setInterval(() => void this.sweep().catch(() => undefined), sweepMs);
-    this.sweeper.unref();
+  private constructor(private readonly dir: string) {
+    this.linksDir = secondNamesDir(dir);
   }
 
-  /** Starts keeping second names for the LevelDB files in `dir`, unless its filesystem has no hard links. */
+  /** Starts keeping second names for the LevelDB files in `dir`; undefined (and a log line) where it cannot. */
   static async keep(dir: string, sweepMs = SWEEP_MS): Promise<SecondNames | undefined> {
-    const linksDir = join(dirname(dir), `${basename(dir)}.second-names`);
-    await mkdir(linksDir, { recursive: true });
-    await freeNamesOfOtherFiles(dir, linksDir);
-    const names = new SecondNames(dir, linksDir, sweepMs);
-    if (await names.sweep()) return names;
-    names.stop();
-    return undefined;
+    const names = new SecondNames(dir);
+    try {
+      await mkdir(names.linksDir, { recursive: true });
+      await names.reconcile();
+    } catch (error) {
+      console.error(`LevelDB ${dir}: no second names for its files, it deletes them under its lock:`, String(error));
+      return undefined;
+    }
+    names.sweeper = setInterval(() => void names.sweep(), sweepMs).unref();
+    return names;
   }
 
   stop(): void {
+    this.stopped = true;
     clearInterval(this.sweeper);
   }
 
-  /** Frees the files LevelDB deleted and names the new ones; false if the filesystem refuses a link. */
-  sweep(): Promise<boolean> {
-    const run = this.sweeping.then(() => this.reconcile());
-    this.sweeping = run.then(() => undefined, () => undefined);
-    return run;
+  /** Frees the files LevelDB deleted and names the new ones; a sweep still running is not repeated. */
+  sweep(): Promise<void> {
+    this.running ??= this.reconcile()
+      .catch((error) => this.complainOnce(error))
+      .finally(() => (this.running = undefined));
+    return this.running;
   }
 
-  private async reconcile(): Promise<boolean> {
-    // The second names are read first: one missing from the later listing of the database was deleted,
-    // as LevelDB never gives a file number twice.
-    const named = await leveldbFiles(this.linksDir);
+  private async reconcile(): Promise<void> {
+    const links = await leveldbFiles(this.linksDir);
     const files = await leveldbFiles(this.dir);
-    for (const name of named) if (!files.has(name)) await unlink(join(this.linksDir, name)).catch(() => undefined);
-    for (const name of files) if (!named.has(name) && !(await this.name(name))) return false;
-    return true;
+    for (const name of links) if (!files.has(name) && !this.stopped) await this.free(name);
+    for (const name of files) if (!this.named.has(name) && !this.stopped) await this.name(name, links.has(name));
   }
 
-  /** Gives a file its second name; false only where the filesystem refuses hard links. */
-  private async name(file: string): Promise<boolean> {
-    try {
-      await link(join(this.dir, file), join(this.linksDir, file));
-      return true;
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      return code === 'EEXIST' || code === 'ENOENT'; // named already, or deleted before its first sweep
+  private async free(file: string): Promise<void> {
+    this.named.delete(file);
+    await unlink(join(this.linksDir, file)).catch(unlessMissing);
+  }
+
+  /**
+   * Gives a file its second name. A name already there may be another file's: LevelDB numbers a database
+   * made again in the same place from the start, and after a crash it deletes the tables of an unfinished
+   * compaction at open and hands their numbers out again.
+   */
+  private async name(file: string, linked: boolean): Promise<void> {
+    const path = join(this.dir, file);
+    const second = join(this.linksDir, file);
+    if (linked) {
+      const [a, b] = await Promise.all([stat(path).catch(unlessMissing), stat(second).catch(unlessMissing)]);
+      if (a && b && a.ino === b.ino) return void this.named.add(file);
+      await unlink(second).catch(unlessMissing);
     }
+    try {
+      await link(path, second);
+      this.named.add(file);
+    } catch (error) {
+      // Missing: deleted before it was named (deleted the old way). Existing: named meanwhile, looked at next sweep.
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') unlessMissing(error);
+    }
+  }
+
+  private complainOnce(error: unknown): void {
+    if (this.complained) return;
+    this.complained = true;
+    console.error(`LevelDB ${this.dir}: a sweep of second names failed (it is tried again, this is logged once):`, String(error));
   }
 }
 
-/**
- * A database made again in the same place (its directory deleted while the service was down) numbers its
- * files from the start, so a left-over second name may carry a live file's name: it is freed at open.
- */
-async function freeNamesOfOtherFiles(dir: string, linksDir: string): Promise<void> {
-  for (const name of await leveldbFiles(linksDir)) {
-    const [file, second] = await Promise.all([stat(join(dir, name)).catch(() => undefined), stat(join(linksDir, name))]);
-    if (file !== undefined && file.ino !== second.ino) await unlink(join(linksDir, name));
-  }
+function unlessMissing(error: unknown): undefined {
+  if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+  throw error;
 }
 
 async function leveldbFiles(dir: string): Promise<Set<string>> {

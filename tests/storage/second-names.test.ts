@@ -1,12 +1,12 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Level } from 'level';
-import { SecondNames } from '../../storage/second-names.js';
+import { SecondNames, secondNamesDir } from '../../storage/second-names.js';
 import { openLevel } from '../../storage/level.js';
 
 const NEVER = 3_600_000;
@@ -34,32 +34,34 @@ async function logOf(dir: string): Promise<string> {
   return log;
 }
 
-async function scratchDir(): Promise<string> {
-  return mkdtemp(join(tmpdir(), 'second-names-'));
-}
-
-test('a file LevelDB deletes loses one name; the sweep frees it', async () => {
-  const root = await scratchDir();
+/** A LevelDB at `<scratch>/db`, opened without second names, and the folder to remove afterwards. */
+async function bareDatabase(): Promise<{ root: string; dir: string; db: Level<string, string> }> {
+  const root = await mkdtemp(join(tmpdir(), 'second-names-'));
   const dir = join(root, 'db');
   const db = new Level<string, string>(dir);
   await db.open();
+  return { root, dir, db };
+}
+
+test('a file LevelDB deletes loses one name; the sweep frees it', async () => {
+  const { root, dir, db } = await bareDatabase();
   const names = (await SecondNames.keep(dir, NEVER))!;
   try {
     const firstLog = await logOf(dir);
-    const second = join(names.linksDir, firstLog);
+    const second = join(secondNamesDir(dir), firstLog);
     assert.is(await links(join(dir, firstLog)), 2, 'the log has a second name from the start');
 
     await fillPastAMemtable(db);
     await until(async () => !existsSync(join(dir, firstLog)), 'LevelDB to delete its first log');
     assert.is(await links(second), 1, 'LevelDB dropped its own name only');
-
     const [table] = (await readdir(dir)).filter((name) => name.endsWith('.ldb'));
     assert.ok(table);
     assert.is(await links(join(dir, table)), 1);
 
-    assert.ok(await names.sweep());
+    await names.sweep();
     assert.not.ok(existsSync(second), 'freed');
     assert.is(await links(join(dir, table)), 2, 'a new file gets its second name');
+    assert.is((await db.get('k0-0'))?.length, 4096, 'the data reads as before');
   } finally {
     names.stop();
     await db.close();
@@ -67,55 +69,79 @@ test('a file LevelDB deletes loses one name; the sweep frees it', async () => {
   }
 });
 
-test('second names a crash left behind are freed when the database opens again', async () => {
-  const root = await scratchDir();
-  const dir = join(root, 'db');
-  const db = await openLevel(dir);
-  await db.close();
-  const linksDir = `${dir}.second-names`;
-  await writeFile(join(linksDir, '000999.ldb'), 'a table LevelDB deleted while the service was down');
-
-  const reopened = await openLevel(dir);
-  try {
-    await until(async () => !existsSync(join(linksDir, '000999.ldb')), 'the left-over name to be freed');
-    assert.ok((await readdir(dir)).filter((name) => name.endsWith('.log')).every((name) => existsSync(join(linksDir, name))));
-  } finally {
-    await reopened.close();
-    await rm(root, { recursive: true, force: true });
-  }
-});
-
-test('closing the database stops the sweeps', async () => {
-  const root = await scratchDir();
-  const dir = join(root, 'db');
-  const db = await openLevel(dir);
-  await db.close();
-  const leftOver = join(`${dir}.second-names`, '000999.ldb');
-  await writeFile(leftOver, 'a second name with no file in the database');
-  await new Promise((resolve) => setTimeout(resolve, 1_000));
-  assert.ok(existsSync(leftOver));
-  await rm(root, { recursive: true, force: true });
-});
-
-test('a second name of an older database made again in the same place is freed at open', async () => {
-  const root = await scratchDir();
-  const dir = join(root, 'db');
-  await (await openLevel(dir)).close();
-  await rm(dir, { recursive: true });
-  const db = new Level<string, string>(dir);
-  await db.open();
+test('at open, a second name is freed if its file is gone, replaced if another file has its name, kept if it is the file', async () => {
+  const { root, dir, db } = await bareDatabase();
   const log = await logOf(dir);
-  const stale = join(`${dir}.second-names`, log);
-  await writeFile(stale, 'the older database file of that number');
+  const [current] = (await readdir(dir)).filter((name) => name.startsWith('MANIFEST'));
+  await mkdir(secondNamesDir(dir));
+  await writeFile(join(secondNamesDir(dir), '000999.ldb'), 'a table LevelDB deleted while the service was down');
+  await writeFile(join(secondNamesDir(dir), log), 'an older file that had the number of the live log');
   const names = (await SecondNames.keep(dir, NEVER))!;
   try {
-    assert.is((await stat(stale)).ino, (await stat(join(dir, log))).ino, 'the live file has the name now');
+    assert.not.ok(existsSync(join(secondNamesDir(dir), '000999.ldb')));
+    assert.is((await stat(join(secondNamesDir(dir), log))).ino, (await stat(join(dir, log))).ino);
+    assert.ok(current, 'a manifest is not one of the files LevelDB deletes after compactions');
+    assert.not.ok(existsSync(join(secondNamesDir(dir), current)));
+
+    const before = (await stat(join(secondNamesDir(dir), log))).ino;
+    names.stop();
+    assert.ok(await SecondNames.keep(dir, NEVER));
+    assert.is((await stat(join(secondNamesDir(dir), log))).ino, before, 'a second name of the file itself stays');
     assert.is(await links(join(dir, log)), 2);
   } finally {
     names.stop();
     await db.close();
     await rm(root, { recursive: true, force: true });
   }
+});
+
+test('deleting a database deletes its second names; opening it again makes them again', async () => {
+  const root = await mkdtemp(join(tmpdir(), 'second-names-'));
+  const dir = join(root, 'db');
+  const db = await openLevel(dir);
+  await db.close();
+  await rm(dir, { recursive: true });
+  assert.equal(await readdir(root), []);
+  const again = await openLevel(dir);
+  try {
+    assert.is(await links(join(dir, await logOf(dir))), 2);
+  } finally {
+    await again.close();
+    await rm(root, { recursive: true, force: true });
+  }
+});
+
+test('where second names cannot be kept, the database opens and works without them', async () => {
+  const root = await mkdtemp(join(tmpdir(), 'second-names-'));
+  const dir = join(root, 'db');
+  await mkdir(dir);
+  await writeFile(secondNamesDir(dir), 'a file where the folder would go');
+  const logged = console.error;
+  const lines: string[] = [];
+  console.error = (...parts: unknown[]) => void lines.push(parts.join(' '));
+  try {
+    const db = await openLevel(dir);
+    await db.put('a', 1);
+    assert.is(await db.get('a'), 1);
+    assert.is(await links(join(dir, await logOf(dir))), 1);
+    assert.ok(lines.some((line) => line.includes('no second names')), lines.join('\n'));
+    await db.close();
+  } finally {
+    console.error = logged;
+    await rm(root, { recursive: true, force: true });
+  }
+});
+
+test('closing the database stops the sweeps', async () => {
+  const root = await mkdtemp(join(tmpdir(), 'second-names-'));
+  const dir = join(root, 'db');
+  const db = await openLevel(dir);
+  await db.close();
+  const leftOver = join(secondNamesDir(dir), '000999.ldb');
+  await writeFile(leftOver, 'a second name with no file in the database');
+  await new Promise((resolve) => setTimeout(resolve, 700));
+  assert.ok(existsSync(leftOver));
+  await rm(root, { recursive: true, force: true });
 });
 
 test.run();
