@@ -46,7 +46,7 @@ export class ActorHost {
   /** The journal's last sequence when this host took each partition it holds. */
   private readonly takenAt = new Map<number, number>();
   private readonly leases: Leases;
-  /** How long the last 1,000 actors that came back from a stored record took to load (`/health`). */
+  /** How long the last 1,000 actors that came back from their pact's record took to load (`/health`). */
   readonly activations = new RecentDurations(1_000);
   private sweeper: NodeJS.Timeout | undefined;
 
@@ -205,7 +205,7 @@ export class ActorHost {
     const unsure = this.unsure.has(pactId);
     const started = performance.now();
     const actor = await PactActor.load(pactId, this.deps, unsure);
-    if (actor.exists) this.activations.add(performance.now() - started);
+    if (actor.exists && !unsure) this.activations.add(performance.now() - started); // unsure: it read the journal too
     if (unsure) this.unsure.delete(pactId);
     return actor;
   }

@@ -16,6 +16,6 @@ export async function openLevel(dir: string): Promise<JsonLevel> {
   const db = new Level<string, unknown>(dir, { valueEncoding: 'json', maxOpenFiles: OPEN_TABLES });
   await db.open();
   const secondNames = await SecondNames.keep(dir);
-  db.once('closing', () => secondNames?.stop());
+  if (secondNames) db.attachResource(secondNames); // closed, and its sweep ended, before the database closes
   return db;
 }

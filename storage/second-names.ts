@@ -7,7 +7,13 @@ const DELETED_BY_LEVELDB = /^\d+\.(ldb|sst|log)$/;
 /** How often new files are named and deleted ones freed; a file made and deleted between two is deleted the old way. */
 const SWEEP_MS = 250;
 
-/** Where a database's second names are: inside it, so that deleting the database deletes them (LevelDB skips the folder). */
+/** What `link` fails with where the filesystem keeps no second names. */
+const NO_HARD_LINKS = new Set(['EPERM', 'EXDEV', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS']);
+
+/**
+ * Where a database's second names are: inside its folder, which LevelDB skips (removing the folder removes
+ * them; LevelDB's own DestroyDB would leave it).
+ */
 export const secondNamesDir = (dir: string) => join(dir, 'second-names');
 
 /**
@@ -39,74 +45,89 @@ export class SecondNames {
     const names = new SecondNames(dir);
     try {
       await mkdir(names.linksDir, { recursive: true });
-      await names.reconcile();
+      await names.sweep();
     } catch (error) {
       console.error(`LevelDB ${dir}: no second names for its files, it deletes them under its lock:`, String(error));
       return undefined;
     }
-    names.sweeper = setInterval(() => void names.sweep(), sweepMs).unref();
+    names.sweeper = setInterval(() => void names.sweep().catch((error) => names.complainOnce(error)), sweepMs).unref();
     return names;
   }
 
-  stop(): void {
+  /** Stops sweeping; resolves once a sweep still running has ended (the database closes after it). */
+  close(): Promise<void> {
     this.stopped = true;
     clearInterval(this.sweeper);
+    return this.running ?? Promise.resolve();
   }
 
-  /** Frees the files LevelDB deleted and names the new ones; a sweep still running is not repeated. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
+  /**
+   * Frees the files LevelDB deleted and names the new ones; a sweep still running is not repeated. Fails
+   * only where the filesystem keeps no hard links; what goes wrong with one file is logged once and that
+   * file is tried again next sweep.
+   */
   sweep(): Promise<void> {
-    this.running ??= this.reconcile()
-      .catch((error) => this.complainOnce(error))
-      .finally(() => (this.running = undefined));
+    this.running ??= this.reconcile().finally(() => (this.running = undefined));
     return this.running;
   }
 
   private async reconcile(): Promise<void> {
-    const links = await leveldbFiles(this.linksDir);
-    const files = await leveldbFiles(this.dir);
+    const links = await this.filesIn(this.linksDir);
+    const files = links && (await this.filesIn(this.dir));
+    if (!links || !files) return; // logged; a sweep that cannot see both folders changes nothing
     for (const name of links) if (!files.has(name) && !this.stopped) await this.free(name);
     for (const name of files) if (!this.named.has(name) && !this.stopped) await this.name(name, links.has(name));
   }
 
   private async free(file: string): Promise<void> {
     this.named.delete(file);
-    await unlink(join(this.linksDir, file)).catch(unlessMissing);
+    await unlink(join(this.linksDir, file)).catch((error) => this.unlessMissing(error));
   }
 
   /**
    * Gives a file its second name. A name already there may be another file's: LevelDB numbers a database
-   * made again in the same place from the start, and after a crash it deletes the tables of an unfinished
-   * compaction at open and hands their numbers out again.
+   * made again in the same place from the start, and at open it deletes the tables of a compaction that did
+   * not finish (a crash, or a close during it) and hands their numbers out again.
    */
   private async name(file: string, linked: boolean): Promise<void> {
     const path = join(this.dir, file);
     const second = join(this.linksDir, file);
     if (linked) {
-      const [a, b] = await Promise.all([stat(path).catch(unlessMissing), stat(second).catch(unlessMissing)]);
+      const [a, b] = await Promise.all([stat(path).catch(() => undefined), stat(second).catch(() => undefined)]);
       if (a && b && a.ino === b.ino) return void this.named.add(file);
-      await unlink(second).catch(unlessMissing);
+      await unlink(second).catch((error) => this.unlessMissing(error));
     }
     try {
       await link(path, second);
       this.named.add(file);
     } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? '';
+      if (NO_HARD_LINKS.has(code)) throw error;
       // Missing: deleted before it was named (deleted the old way). Existing: named meanwhile, looked at next sweep.
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') unlessMissing(error);
+      if (code !== 'EEXIST') this.unlessMissing(error);
     }
   }
 
-  private complainOnce(error: unknown): void {
-    if (this.complained) return;
-    this.complained = true;
-    console.error(`LevelDB ${this.dir}: a sweep of second names failed (it is tried again, this is logged once):`, String(error));
+  private async filesIn(dir: string): Promise<Set<string> | undefined> {
+    try {
+      return new Set((await readdir(dir)).filter((name) => DELETED_BY_LEVELDB.test(name)));
+    } catch (error) {
+      this.complainOnce(error);
+      return undefined;
+    }
   }
-}
 
-function unlessMissing(error: unknown): undefined {
-  if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-  throw error;
-}
+  private unlessMissing(error: unknown): void {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') this.complainOnce(error);
+  }
 
-async function leveldbFiles(dir: string): Promise<Set<string>> {
-  return new Set((await readdir(dir)).filter((name) => DELETED_BY_LEVELDB.test(name)));
+  private complainOnce(error: unknown): void {
+    if (this.complained || this.stopped) return;
+    this.complained = true;
+    console.error(`LevelDB ${this.dir}: second names: ${String(error)} (tried again every sweep; logged once)`);
+  }
 }

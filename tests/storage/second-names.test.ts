@@ -63,7 +63,7 @@ test('a file LevelDB deletes loses one name; the sweep frees it', async () => {
     assert.is(await links(join(dir, table)), 2, 'a new file gets its second name');
     assert.is((await db.get('k0-0'))?.length, 4096, 'the data reads as before');
   } finally {
-    names.stop();
+    await names.close();
     await db.close();
     await rm(root, { recursive: true, force: true });
   }
@@ -84,12 +84,13 @@ test('at open, a second name is freed if its file is gone, replaced if another f
     assert.not.ok(existsSync(join(secondNamesDir(dir), current)));
 
     const before = (await stat(join(secondNamesDir(dir), log))).ino;
-    names.stop();
-    assert.ok(await SecondNames.keep(dir, NEVER));
+    await names.close();
+    const again = (await SecondNames.keep(dir, NEVER))!;
+    await again.close();
     assert.is((await stat(join(secondNamesDir(dir), log))).ino, before, 'a second name of the file itself stays');
     assert.is(await links(join(dir, log)), 2);
   } finally {
-    names.stop();
+    await names.close();
     await db.close();
     await rm(root, { recursive: true, force: true });
   }
@@ -111,23 +112,54 @@ test('deleting a database deletes its second names; opening it again makes them 
   }
 });
 
+/** Runs `body` with console.error collected instead of printed. */
+async function logging<T>(body: (lines: string[]) => Promise<T>): Promise<T> {
+  const printed = console.error;
+  const lines: string[] = [];
+  console.error = (...parts: unknown[]) => void lines.push(parts.join(' '));
+  try {
+    return await body(lines);
+  } finally {
+    console.error = printed;
+  }
+}
+
 test('where second names cannot be kept, the database opens and works without them', async () => {
   const root = await mkdtemp(join(tmpdir(), 'second-names-'));
   const dir = join(root, 'db');
   await mkdir(dir);
   await writeFile(secondNamesDir(dir), 'a file where the folder would go');
-  const logged = console.error;
-  const lines: string[] = [];
-  console.error = (...parts: unknown[]) => void lines.push(parts.join(' '));
   try {
-    const db = await openLevel(dir);
-    await db.put('a', 1);
-    assert.is(await db.get('a'), 1);
-    assert.is(await links(join(dir, await logOf(dir))), 1);
-    assert.ok(lines.some((line) => line.includes('no second names')), lines.join('\n'));
-    await db.close();
+    await logging(async (lines) => {
+      const db = await openLevel(dir);
+      await db.put('a', 1);
+      assert.is(await db.get('a'), 1);
+      assert.is(await links(join(dir, await logOf(dir))), 1);
+      assert.ok(lines.some((line) => line.includes('no second names')), lines.join('\n'));
+      await db.close();
+    });
   } finally {
-    console.error = logged;
+    await rm(root, { recursive: true, force: true });
+  }
+});
+
+test('a second name that cannot be freed is logged once and holds up no other', async () => {
+  const { root, dir, db } = await bareDatabase();
+  await mkdir(join(secondNamesDir(dir), '000998.ldb'), { recursive: true }); // a folder: unlink fails
+  await writeFile(join(secondNamesDir(dir), '000999.ldb'), 'a table LevelDB deleted');
+  try {
+    await logging(async (lines) => {
+      const names = (await SecondNames.keep(dir, NEVER))!;
+      assert.ok(names, 'kept all the same');
+      assert.not.ok(existsSync(join(secondNamesDir(dir), '000999.ldb')));
+      assert.is(await links(join(dir, await logOf(dir))), 2);
+      await names.sweep();
+      assert.is(lines.length, 1, lines.join('\n'));
+      assert.match(lines[0]!, '000998.ldb');
+      await names.close();
+    });
+  } finally {
+    await db.close();
     await rm(root, { recursive: true, force: true });
   }
 });
