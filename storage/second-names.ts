@@ -58,7 +58,7 @@ export class SecondNames {
   close(): Promise<void> {
     this.stopped = true;
     clearInterval(this.sweeper);
-    return this.running ?? Promise.resolve();
+    return (this.running ?? Promise.resolve()).catch(() => undefined); // a failing sweep does not keep the database open
   }
 
   [Symbol.asyncDispose](): Promise<void> {
