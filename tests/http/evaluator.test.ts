@@ -13,6 +13,7 @@ import { runAudit } from '../support/audit.js';
 import { afterDispute, disputeWith, journalOf, payoutsBy } from '../support/disputes.js';
 import { startModelServer, type ModelServer } from '../support/model-servers.js';
 import { Stack } from '../support/stack.js';
+import { until } from '../support/until.js';
 
 /** Short enough that a dispute nobody judges reaches verdictBy within a test; long enough for a judgement. */
 const TIMEOUT_MS = 8_000;
@@ -34,14 +35,6 @@ test.after(async ({ stack, openai, anthropic }) => {
   await openai.close();
   await anthropic.close();
 });
-
-async function until(condition: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) assert.unreachable(what);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 async function settledByVerdict(stack: Stack, id: string): Promise<Pact> {
   const pact = await afterDispute(stack, id);

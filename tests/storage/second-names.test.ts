@@ -8,16 +8,9 @@ import { randomBytes } from 'node:crypto';
 import { Level } from 'level';
 import { SecondNames, secondNamesDir } from '../../storage/second-names.js';
 import { openLevel } from '../../storage/level.js';
+import { until } from '../support/until.js';
 
 const NEVER = 3_600_000;
-
-async function until(condition: () => Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 const links = async (path: string) => (await stat(path)).nlink;
 
@@ -34,10 +27,15 @@ async function logOf(dir: string): Promise<string> {
   return log;
 }
 
+/** A scratch folder (`root`, removed by the test) and the place of a database in it. */
+async function scratch(): Promise<{ root: string; dir: string }> {
+  const root = await mkdtemp(join(tmpdir(), 'second-names-'));
+  return { root, dir: join(root, 'db') };
+}
+
 /** A LevelDB at `<scratch>/db`, opened without second names, and the folder to remove afterwards. */
 async function bareDatabase(): Promise<{ root: string; dir: string; db: Level<string, string> }> {
-  const root = await mkdtemp(join(tmpdir(), 'second-names-'));
-  const dir = join(root, 'db');
+  const { root, dir } = await scratch();
   const db = new Level<string, string>(dir);
   await db.open();
   return { root, dir, db };
@@ -52,7 +50,7 @@ test('a file LevelDB deletes loses one name; the sweep frees it', async () => {
     assert.is(await links(join(dir, firstLog)), 2, 'the log has a second name from the start');
 
     await fillPastAMemtable(db);
-    await until(async () => !existsSync(join(dir, firstLog)), 'LevelDB to delete its first log');
+    await until(() => !existsSync(join(dir, firstLog)), 'LevelDB to delete its first log', 10_000, 20);
     assert.is(await links(second), 1, 'LevelDB dropped its own name only');
     const [table] = (await readdir(dir)).filter((name) => name.endsWith('.ldb'));
     assert.ok(table);
@@ -97,8 +95,7 @@ test('at open, a second name is freed if its file is gone, replaced if another f
 });
 
 test('deleting a database deletes its second names; opening it again makes them again', async () => {
-  const root = await mkdtemp(join(tmpdir(), 'second-names-'));
-  const dir = join(root, 'db');
+  const { root, dir } = await scratch();
   const db = await openLevel(dir);
   await db.close();
   await rm(dir, { recursive: true });
@@ -125,8 +122,7 @@ async function logging<T>(body: (lines: string[]) => Promise<T>): Promise<T> {
 }
 
 test('where second names cannot be kept, the database opens and works without them', async () => {
-  const root = await mkdtemp(join(tmpdir(), 'second-names-'));
-  const dir = join(root, 'db');
+  const { root, dir } = await scratch();
   await mkdir(dir);
   await writeFile(secondNamesDir(dir), 'a file where the folder would go');
   try {
@@ -165,8 +161,7 @@ test('a second name that cannot be freed is logged once and holds up no other', 
 });
 
 test('closing the database stops the sweeps', async () => {
-  const root = await mkdtemp(join(tmpdir(), 'second-names-'));
-  const dir = join(root, 'db');
+  const { root, dir } = await scratch();
   const db = await openLevel(dir);
   await db.close();
   const leftOver = join(secondNamesDir(dir), '000999.ldb');
