@@ -6,9 +6,13 @@ export function envInt(name: string, fallback: number): number {
 }
 
 export const settings = {
-  /** Lifecycles in the timed phase, and before it (untimed) to warm the service up. */
+  /** Lifecycles in the timed phase. */
   lifecycles: envInt('BENCH_PACTS', 1000),
-  warmup: envInt('BENCH_WARMUP', 20),
+  /**
+   * Lifecycles before it, untimed: the service's steady state is what is measured, and V8 is still compiling
+   * its hot functions (on its own threads, taking the cores' time) through the first few thousand calls.
+   */
+  warmup: envInt('BENCH_WARMUP', 500),
   /** Lifecycles (and creates) in flight. */
   concurrency: envInt('BENCH_CONCURRENCY', 32),
   readSeconds: envInt('BENCH_READ_SECONDS', 5),
