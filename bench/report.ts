@@ -18,6 +18,19 @@ export function failureLines(title: string, measured: Measured): string[] {
   return [`${title}: ${total}`, ...measured.failures.map(([why, n]) => `  ${String(n).padStart(6)}  ${why}`)];
 }
 
+/**
+ * Each process's CPU per request answered, and what the cores could answer at most at that cost: the
+ * bound on a machine where every process shares them.
+ */
+export function cpuPerRequestLines({ seconds }: CpuUse, requests: number, cores: number): string[] {
+  const micros = [...seconds].map(([name, used]) => [name, (used * 1e6) / requests] as const);
+  const total = micros.reduce((sum, [, us]) => sum + us, 0);
+  return [
+    ...micros.map(([name, us]) => `${name.padEnd(18)} ${fixed(us, 0).padStart(6)} µs`),
+    `${'all of them'.padEnd(18)} ${fixed(total, 0).padStart(6)} µs: ${cores} cores at 100% would answer at most ${fixed((cores * 1e6) / total)} /s`,
+  ];
+}
+
 /** CPU seconds each process used, and that as a share of one core over the time it was measured. */
 export function cpuLines({ seconds, wallMs }: CpuUse): string[] {
   return [...seconds].map(([name, used]) => `${name.padEnd(18)} ${fixed(used, 2).padStart(6)} s CPU = ${fixed((used * 100_000) / wallMs, 0).padStart(3)}% of one core`);

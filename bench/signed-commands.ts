@@ -1,8 +1,9 @@
+import { availableParallelism } from 'node:os';
 import type { Pact } from '../machines/pact/types.js';
 import type { Stack } from '../tests/support/stack.js';
 import type { LoadGenerator } from './load-generator.js';
 import { stackProcesses, type Processes } from './processes.js';
-import { answered, cpuLines, failureLines, print, routeLines } from './report.js';
+import { answered, cpuLines, cpuPerRequestLines, failureLines, print, routeLines } from './report.js';
 import { settings } from './settings.js';
 import { fixed, latencySummary } from './stats.js';
 
@@ -27,6 +28,8 @@ export async function signedCommands(load: LoadGenerator, stack: Stack, clients:
     `signed commands/s ÷ single-core verify/s  ${fixed(signedRate / verifyRate, 3)}`,
     'CPU in the timed phase (2 cores are shared by all of these and anything else running)',
     ...cpuLines(cpu).map((line) => `  ${line}`),
+    'CPU per signed request',
+    ...cpuPerRequestLines(cpu, answered(measured), availableParallelism()).map((line) => `  ${line}`),
     ...failureLines('failures', measured),
   ]);
   await reportPayouts(stack, measured.ids);
