@@ -23,11 +23,12 @@ export function failureLines(title: string, measured: Measured): string[] {
  * bound on a machine where every process shares them.
  */
 export function cpuPerRequestLines({ seconds }: CpuUse, requests: number, cores: number): string[] {
+  if (requests === 0) return ['no request was answered'];
   const micros = [...seconds].map(([name, used]) => [name, (used * 1e6) / requests] as const);
   const total = micros.reduce((sum, [, us]) => sum + us, 0);
   return [
     ...micros.map(([name, us]) => `${name.padEnd(18)} ${fixed(us, 0).padStart(6)} µs`),
-    `${'all of them'.padEnd(18)} ${fixed(total, 0).padStart(6)} µs: ${cores} cores at 100% would answer at most ${fixed((cores * 1e6) / total)} /s`,
+    `${'all of them'.padEnd(18)} ${fixed(total, 0).padStart(6)} µs: the machine's ${cores} cores at 100% would answer at most ${fixed((cores * 1e6) / total)} /s`,
   ];
 }
 

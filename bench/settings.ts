@@ -9,10 +9,11 @@ export const settings = {
   /** Lifecycles in the timed phase. */
   lifecycles: envInt('BENCH_PACTS', 1000),
   /**
-   * Lifecycles before it, untimed: the service's steady state is what is measured, and V8 is still compiling
-   * its hot functions (on its own threads, taking the cores' time) through the first few thousand calls.
+   * Lifecycles before the timed phase, untimed: the service's steady state is what is measured, and V8 is
+   * still compiling its hot functions (on its own threads, taking the cores' time) through the first
+   * thousands of calls.
    */
-  warmup: envInt('BENCH_WARMUP', 500),
+  warmup: envInt('BENCH_WARMUP', 1500),
   /** Lifecycles (and creates) in flight. */
   concurrency: envInt('BENCH_CONCURRENCY', 32),
   readSeconds: envInt('BENCH_READ_SECONDS', 5),
