@@ -50,14 +50,20 @@ function journalSize(stack: Stack): Promise<string> {
 
 const memory = (stack: Stack) => `RSS pact service ${fixed(rssMiB(stack.serverPid!))} MiB, nats-server ${fixed(rssMiB(childNamed('nats-server')))} MiB`;
 
-async function liveActors(stack: Stack): Promise<number> {
-  return (await stack.client.request<{ actors: { live: number } }>('GET', '/health')).body.actors.live;
+/** What `/health` says of the service's actors (docs/API.md). */
+interface ActorsHealth {
+  live: number;
+  activations: { last: number; p50Ms: number | null; p99Ms: number | null };
 }
+
+const actorsHealth = async (stack: Stack): Promise<ActorsHealth> =>
+  (await stack.client.request<{ actors: ActorsHealth }>('GET', '/health')).body.actors;
+
+const liveActors = async (stack: Stack): Promise<number> => (await actorsHealth(stack)).live;
 
 /** The activations alone, as the service timed them: from the actor asked for to the actor loaded from its record. */
 async function activationLine(stack: Stack): Promise<string> {
-  type Summary = { last: number; p50Ms: number | null; p99Ms: number | null };
-  const { last, p50Ms, p99Ms } = (await stack.client.request<{ actors: { activations: Summary } }>('GET', '/health')).body.actors.activations;
+  const { last, p50Ms, p99Ms } = (await actorsHealth(stack)).activations;
   return `activation alone (the service's own timing of its last ${last} actors loaded from a record, /health) p50 ${p50Ms} ms, p99 ${p99Ms} ms`;
 }
 
