@@ -23,6 +23,7 @@ import { streamPhase } from './stream.js';
 import { signedCommands } from './signed-commands.js';
 import { fixed } from './stats.js';
 import { PASSIVATING_ENV, storedPacts } from './stored.js';
+import { gcPauses } from './gc-pauses.js';
 
 /** The service as `npm start` runs it: with its evaluator following the journal (tests turn it off). */
 const AS_NPM_START = { PACT_EVALUATOR_MODE: process.env.PACT_EVALUATOR_MODE ?? 'sandbox' };
@@ -31,7 +32,7 @@ const withStack = <T>(env: Record<string, string>, use: (stack: Stack) => Promis
   using(startPinned(env), (stack) => stack.stop(), use);
 
 const startPinned = (env: Record<string, string>) => async () => {
-  const stack = await Stack.start({ env: { ...AS_NPM_START, ...env }, nodeArgs: settings.nodeArgs });
+  const stack = await Stack.start({ env: { ...AS_NPM_START, ...gcPauses.env, ...env }, nodeArgs: [...gcPauses.nodeArgs, ...settings.nodeArgs] });
   return pinned(stack, () => Object.values(stackProcesses(stack)), 'server', (started) => started.stop());
 };
 
@@ -64,6 +65,7 @@ async function main(): Promise<void> {
     if (phase('rails')) await railLatencies(withStack);
     if (phase('wallet')) await withStack(WALLET_BENCH_ENV, walletReservations);
   });
+  gcPauses.remove();
 }
 
 await main();

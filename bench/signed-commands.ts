@@ -6,6 +6,7 @@ import { stackProcesses, type Processes } from './processes.js';
 import { answered, cpuLines, cpuPerRequestLines, failureLines, print, routeLines } from './report.js';
 import { settings } from './settings.js';
 import { fixed, latencySummary } from './stats.js';
+import { gcPauseLine, gcPauses } from './gc-pauses.js';
 
 const PAYOUT_TIMEOUT_MS = 120_000;
 
@@ -17,7 +18,9 @@ export async function signedCommands(load: LoadGenerator, stack: Stack, clients:
   const warm = await load.run({ ...job, count: warmup });
   print([`warm-up: ${warm.ids.length} of ${warmup} lifecycles settled (untimed)`, ...failureLines('warm-up failures', warm)]);
 
+  const startedAt = Date.now();
   const { measured, cpu } = await load.timed({ ...job, count: lifecycles }, { ...clients, ...stackProcesses(stack) });
+  const pauses = await gcPauses.between(startedAt, Date.now());
   const seconds = measured.wallMs / 1000;
   const cores = cpus().length; // the machine's, whatever cores this process is pinned to (BENCH_PIN)
   const signedRate = answered(measured) / seconds;
@@ -31,6 +34,7 @@ export async function signedCommands(load: LoadGenerator, stack: Stack, clients:
     ...cpuLines(cpu).map((line) => `  ${line}`),
     'CPU per signed request',
     ...cpuPerRequestLines(cpu, answered(measured), cores).map((line) => `  ${line}`),
+    gcPauseLine(pauses, answered(measured)),
     ...failureLines('failures', measured),
   ]);
   await reportPayouts(stack, measured.ids);

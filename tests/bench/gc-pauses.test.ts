@@ -1,0 +1,36 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { gcPauseLine, gcPauses, parsePauses } from '../../bench/gc-pauses.js';
+
+// The bench's record of the service's main-thread GC pauses: the preload that writes them, and the line made of them.
+
+test('the preload records the pauses of the process it is loaded into', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gc-pauses-'));
+  const file = join(dir, 'gc.log');
+  try {
+    // Garbage enough for scavenges, a forced full collection, and time for the preload's writer to run.
+    const program = 'let keep = []; for (let i = 0; i < 200000; i++) keep.push({ i, s: "x" + i }); keep = null; globalThis.gc(); setTimeout(() => {}, 700);';
+    execFileSync(process.execPath, ['--expose-gc', ...gcPauses.nodeArgs, '-e', program], { env: { ...process.env, BENCH_GC_FILE: file } });
+    const pauses = parsePauses(readFileSync(file, 'utf8'));
+    assert.ok(pauses.some((pause) => pause.kind === 'scavenge'), JSON.stringify(pauses));
+    assert.ok(pauses.some((pause) => pause.kind === 'mark-compact'), JSON.stringify(pauses));
+    assert.ok(pauses.every((pause) => pause.ms >= 0 && Math.abs(pause.endedAt - Date.now()) < 60_000));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('one line: each kind, the total, and the pauses per request', () => {
+  const pauses = parsePauses('1000 scavenge 1.5\n1001 scavenge 2.5\n1002 mark-compact 10\n1003 incremental 1\n1004 weak-callbacks 0.5\n');
+  assert.is(
+    gcPauseLine(pauses, 100),
+    'main-thread GC pauses  2 scavenge 4 ms, 1 mark-compact 10 ms, 1 incremental 1 ms; 16 ms in all: 155.0 µs per request',
+  );
+  assert.is(gcPauseLine([], 0), 'main-thread GC pauses  0 scavenge 0 ms, 0 mark-compact 0 ms, 0 incremental 0 ms; 0 ms in all');
+});
+
+test.run();
