@@ -65,7 +65,10 @@ async function main(): Promise<void> {
     if (phase('rails')) await railLatencies(withStack);
     if (phase('wallet')) await withStack(WALLET_BENCH_ENV, walletReservations);
   });
-  gcPauses.remove();
 }
 
-await main();
+try {
+  await main();
+} finally {
+  gcPauses.remove(); // also when a phase failed
+}
