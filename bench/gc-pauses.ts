@@ -1,20 +1,20 @@
 /**
  * The service's main-thread GC pauses (bench/gc-pauses-preload.mjs records them): the time its young and old
- * generations' collections stop the thread that answers requests. A figure of the service's allocation and
- * heap settings that the machine's noise moves less than throughput.
+ * generations' collections stop the thread that answers requests: a figure of the service's allocation and
+ * heap settings, next to its CPU.
  */
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { fixed } from './stats.js';
 
-const PRELOAD = fileURLToPath(new URL('./gc-pauses-preload.mjs', import.meta.url));
+/** A URL, not a path: `--import` takes a module specifier (a path holding `#` or `%` would not resolve). */
+const PRELOAD = new URL('./gc-pauses-preload.mjs', import.meta.url).href;
 /** The preload writes every 250 ms: a window is read this long after it ends. */
 const FLUSH_WAIT_MS = 600;
 
 type Kind = 'scavenge' | 'mark-compact' | 'incremental' | 'weak-callbacks' | 'other';
-const SHOWN: Kind[] = ['scavenge', 'mark-compact', 'incremental'];
+const SHOWN: Kind[] = ['scavenge', 'mark-compact', 'incremental', 'weak-callbacks', 'other'];
 
 export interface Pause {
   endedAt: number;
@@ -51,13 +51,13 @@ export function parsePauses(text: string): Pause[] {
     });
 }
 
-/** One line: the pauses of each kind, their total, and that per request answered. */
+/** One line: the pauses of each kind, their total, and that per request answered (kinds with no pause left out). */
 export function gcPauseLine(pauses: Pause[], requests: number): string {
   const total = pauses.reduce((sum, pause) => sum + pause.ms, 0);
-  const kinds = SHOWN.map((kind) => {
+  const kinds = SHOWN.flatMap((kind) => {
     const ofKind = pauses.filter((pause) => pause.kind === kind);
-    return `${ofKind.length} ${kind} ${fixed(ofKind.reduce((sum, pause) => sum + pause.ms, 0), 0)} ms`;
+    return ofKind.length === 0 ? [] : [`${kind} ${ofKind.length}× ${fixed(ofKind.reduce((sum, pause) => sum + pause.ms, 0), 1)} ms`];
   });
   const perRequest = requests > 0 ? `: ${fixed((total * 1000) / requests, 1)} µs per request` : '';
-  return `main-thread GC pauses  ${kinds.join(', ')}; ${fixed(total, 0)} ms in all${perRequest}`;
+  return `main-thread GC pauses  ${kinds.length > 0 ? kinds.join(', ') : 'none'}; ${fixed(total, 1)} ms in all${perRequest}`;
 }

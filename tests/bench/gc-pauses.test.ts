@@ -28,9 +28,9 @@ test('one line: each kind, the total, and the pauses per request', () => {
   const pauses = parsePauses('1000 scavenge 1.5\n1001 scavenge 2.5\n1002 mark-compact 10\n1003 incremental 1\n1004 weak-callbacks 0.5\n');
   assert.is(
     gcPauseLine(pauses, 100),
-    'main-thread GC pauses  2 scavenge 4 ms, 1 mark-compact 10 ms, 1 incremental 1 ms; 16 ms in all: 155.0 µs per request',
+    'main-thread GC pauses  scavenge 2× 4.0 ms, mark-compact 1× 10.0 ms, incremental 1× 1.0 ms, weak-callbacks 1× 0.5 ms; 15.5 ms in all: 155.0 µs per request',
   );
-  assert.is(gcPauseLine([], 0), 'main-thread GC pauses  0 scavenge 0 ms, 0 mark-compact 0 ms, 0 incremental 0 ms; 0 ms in all');
+  assert.is(gcPauseLine([], 0), 'main-thread GC pauses  none; 0.0 ms in all');
 });
 
 test.run();
