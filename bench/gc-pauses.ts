@@ -13,8 +13,9 @@ const PRELOAD = new URL('./gc-pauses-preload.mjs', import.meta.url).href;
 /** The preload writes every 250 ms: a window is read this long after it ends. */
 const FLUSH_WAIT_MS = 600;
 
-type Kind = 'scavenge' | 'mark-compact' | 'incremental' | 'weak-callbacks' | 'other';
-const SHOWN: Kind[] = ['scavenge', 'mark-compact', 'incremental', 'weak-callbacks', 'other'];
+/** The kinds the preload writes, in the order the line shows them. */
+const KINDS = ['scavenge', 'mark-compact', 'incremental', 'weak-callbacks', 'other'] as const;
+type Kind = (typeof KINDS)[number];
 
 export interface Pause {
   endedAt: number;
@@ -30,7 +31,11 @@ export const gcPauses = {
     return { BENCH_GC_FILE: this.file };
   },
   nodeArgs: ['--import', PRELOAD],
-  /** The pauses that ended between the two times (epoch ms), once the preload has written them. */
+  /**
+   * The pauses that ended between the two times (epoch ms), once the preload has written them. The preload
+   * stamps them from its process's start time and monotonic clock: off from `Date.now()` by no more than the
+   * wall clock drifts during one bench run.
+   */
   async between(fromMs: number, toMs: number): Promise<Pause[]> {
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, toMs + FLUSH_WAIT_MS - Date.now())));
     const text = existsSync(this.file) ? readFileSync(this.file, 'utf8') : '';
@@ -51,12 +56,14 @@ export function parsePauses(text: string): Pause[] {
     });
 }
 
+const pausedMs = (pauses: Pause[]) => pauses.reduce((sum, pause) => sum + pause.ms, 0);
+
 /** One line: the pauses of each kind, their total, and that per request answered (kinds with no pause left out). */
 export function gcPauseLine(pauses: Pause[], requests: number): string {
-  const total = pauses.reduce((sum, pause) => sum + pause.ms, 0);
-  const kinds = SHOWN.flatMap((kind) => {
+  const total = pausedMs(pauses);
+  const kinds = KINDS.flatMap((kind) => {
     const ofKind = pauses.filter((pause) => pause.kind === kind);
-    return ofKind.length === 0 ? [] : [`${kind} ${ofKind.length}× ${fixed(ofKind.reduce((sum, pause) => sum + pause.ms, 0), 1)} ms`];
+    return ofKind.length === 0 ? [] : [`${kind} ${ofKind.length}× ${fixed(pausedMs(ofKind), 1)} ms`];
   });
   const perRequest = requests > 0 ? `: ${fixed((total * 1000) / requests, 1)} µs per request` : '';
   return `main-thread GC pauses  ${kinds.length > 0 ? kinds.join(', ') : 'none'}; ${fixed(total, 1)} ms in all${perRequest}`;
