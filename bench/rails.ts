@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { mppPayer, x402Payer } from '../client/evm-payers.js';
 import type { Pact } from '../machines/pact/types.js';
+import { railReady as isReady, type RailHealth } from '../rails/rail.js';
 import { generateKeyPair } from '../protocol/sign.js';
 import { evmRailEnv, startEvmChain, type EvmChain } from '../tests/support/evm-chain.js';
 import { tradeSpec } from '../tests/support/parties.js';
@@ -29,12 +30,33 @@ export async function railLatencies(withStack: (env: Record<string, string>, use
       const secretFile = join(dir, 'mpp.secret');
       writeFileSync(secretFile, 'the bench mpp challenge secret, more than 32 bytes');
       await withStack({ ...evmRailEnv(chain, dir), PACT_MPP_SECRET_FILE: secretFile }, async (stack) => {
-        for (const rail of ['x402', 'mpp'] as const) print(await trades(stack, chain, rail, count));
+        for (const rail of ['x402', 'mpp'] as const) {
+          await railReady(stack, rail);
+          print(await trades(stack, chain, rail, count));
+        }
       });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+}
+
+/** How long a rail may take to say it is ready: the service judges it again every 5 s. */
+const READY_WAIT_MS = 60_000;
+
+/**
+ * Waits until `/health` says `rail` is ready: the service refuses new pacts on a rail it has not judged ready
+ * (503 `rail_not_ready`), as it does when its first look at the chain, at start, gets no answer in time.
+ */
+async function railReady(stack: Stack, rail: string): Promise<void> {
+  const deadline = Date.now() + READY_WAIT_MS;
+  for (;;) {
+    const health = (await stack.client.request('GET', '/health')).body as { paymentRails: Record<string, RailHealth> };
+    const railHealth = health.paymentRails[rail];
+    if (railHealth && isReady(railHealth)) return;
+    if (Date.now() > deadline) throw new Error(`the ${rail} rail was not ready after ${READY_WAIT_MS / 1000} s: ${JSON.stringify(railHealth)}`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
 }
 
 async function trades(stack: Stack, chain: EvmChain, rail: 'x402' | 'mpp', count: number): Promise<string[]> {
