@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -31,6 +31,18 @@ test('one line: each kind, the total, and the pauses per request', () => {
     'main-thread GC pauses  scavenge 2× 4.0 ms, mark-compact 1× 10.0 ms, incremental 1× 1.0 ms, weak-callbacks 1× 0.5 ms; 15.5 ms in all: 155.0 µs per request',
   );
   assert.is(gcPauseLine([], 0), 'main-thread GC pauses  none; 0.0 ms in all');
+});
+
+test('a window holds the pauses that ended within it, both ends included', async () => {
+  writeFileSync(gcPauses.file, '1000 scavenge 1\n1999 scavenge 2\n2000 mark-compact 3\n3000 incremental 4\n3001 scavenge 5\n');
+  try {
+    const pauses = await gcPauses.between(2000, 3000); // long past: read at once
+    assert.equal(pauses.map((pause) => pause.endedAt), [2000, 3000]);
+    gcPauses.remove();
+    assert.equal(await gcPauses.between(0, 5000), [], 'no file: no pauses');
+  } finally {
+    gcPauses.remove();
+  }
 });
 
 test.run();
