@@ -2,10 +2,9 @@ import type { Nats } from '../actors/nats.js';
 import { applyOfferEntry, decodeOfferEntry } from '../actors/offer-journal.js';
 import { OFFER_STREAM } from '../actors/subjects.js';
 import type { Offer } from '../machines/offer/types.js';
-import { ArrivalBatches } from './arrival-batches.js';
-import { JournalFollower, type JournalMessage } from './journal-follower.js';
+import { BatchedFollower } from './batched-follower.js';
+import type { JournalMessage } from './journal-follower.js';
 import type { Checkpoint, OfferReadModel, OfferRecord, UnfinishedAcceptance } from './offer-read-model.js';
-import { PositionWaiters } from './position-waiters.js';
 
 /**
  * Keeps the offers' read model from their journal, in stream order and in batches. Every node keeps its
@@ -13,10 +12,8 @@ import { PositionWaiters } from './position-waiters.js';
  * offers in journal order (`Offer.listedAt`), the same on every node, since all read the same journal.
  */
 export class OfferProjector {
-  private readonly follower: JournalFollower;
-  private readonly waiters = new PositionWaiters();
+  private readonly following: BatchedFollower;
   private readonly listeners: ((offer: Offer) => void)[] = [];
-  private readonly batches = new ArrivalBatches('the offer projector', (batch) => this.write(batch));
   /** The `listedAt` of the last offer written. */
   private listedAt = 0;
 
@@ -25,7 +22,7 @@ export class OfferProjector {
     private readonly readModel: OfferReadModel,
     nodeId: string,
   ) {
-    this.follower = new JournalFollower(nats, OFFER_STREAM, `offer-projector-${nodeId}`, (message) => this.batches.arrive(message));
+    this.following = new BatchedFollower(nats, OFFER_STREAM, `offer-projector-${nodeId}`, 'the offer projector', (batch) => this.write(batch));
   }
 
   /** Told of each offer listed (published, or open again after being sold out), once its record is written here. */
@@ -38,27 +35,23 @@ export class OfferProjector {
     await this.readModel.open((await this.nats.jsm.streams.info(OFFER_STREAM)).created);
     const { seq, listedAt } = await this.readModel.checkpoint();
     this.listedAt = listedAt;
-    this.waiters.reach(seq);
-    await this.reached(await this.follower.start(seq));
+    await this.following.start(seq);
   }
 
-  async stop(): Promise<void> {
-    this.batches.halt();
-    await this.follower.stop();
-    await this.batches.finished();
+  stop(): Promise<void> {
+    return this.following.stop();
   }
 
   /** Resolves once the read model holds journal position `seq`, or after `timeoutMs` when one is given. */
   reached(seq: number, timeoutMs?: number): Promise<void> {
-    return this.waiters.reached(seq, timeoutMs);
+    return this.following.reached(seq, timeoutMs);
   }
 
-  /** Writes one batch of the offers' journal, then tells whoever waits for it and the watchers of what it listed. */
+  /** Writes one batch of the offers' journal, then tells the watchers what it listed. */
   private async write(batch: JournalMessage[]): Promise<void> {
     const written = await this.recordsOf(batch);
     await this.readModel.putAll(written.records, written.accepted, written.reached, written.released);
     this.listedAt = written.reached.listedAt;
-    this.waiters.reach(written.reached.seq);
     for (const offer of written.listed) for (const listener of this.listeners) listener(offer);
   }
 

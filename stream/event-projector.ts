@@ -1,9 +1,8 @@
 import { hash } from 'node:crypto';
 import type { Nats } from '../actors/nats.js';
 import { EVENT_STREAM } from '../actors/subjects.js';
-import { ArrivalBatches } from '../projection/arrival-batches.js';
-import { JournalFollower, type JournalMessage } from '../projection/journal-follower.js';
-import { PositionWaiters } from '../projection/position-waiters.js';
+import { BatchedFollower } from '../projection/batched-follower.js';
+import type { JournalMessage } from '../projection/journal-follower.js';
 import type { EventStore, Quota, Received } from './event-store.js';
 import { streamEventProblem } from './validate.js';
 import { pactError, type PactError } from '../protocol/errors.js';
@@ -18,12 +17,9 @@ const MAX_BACKLOG_BYTES = 8 * 2 ** 20;
  * node wakes when an event is published through any other.
  */
 export class EventProjector {
-  private readonly follower: JournalFollower;
-  private readonly waiters = new PositionWaiters();
+  private readonly following: BatchedFollower;
   /** Waiting for the next events written; each is told once. */
   private readonly listeners = new Set<() => void>();
-  // Events are up to 32 KiB: the backlog is bounded in bytes too.
-  private readonly batches = new ArrivalBatches('the event projector', (batch) => this.write(batch), MAX_BACKLOG_BYTES);
   private readonly vouched = new Set<string>();
 
   constructor(
@@ -33,7 +29,8 @@ export class EventProjector {
     private readonly verifier: Verifier,
     nodeId: string,
   ) {
-    this.follower = new JournalFollower(nats, EVENT_STREAM, `event-projector-${nodeId}`, (message) => this.batches.arrive(message));
+    // Events are up to 32 KiB: the backlog is bounded in bytes too.
+    this.following = new BatchedFollower(nats, EVENT_STREAM, `event-projector-${nodeId}`, 'the event projector', (batch) => this.write(batch), MAX_BACKLOG_BYTES);
   }
 
   /** Tells `listener` once, when new events are next written; returns what stops the waiting. */
@@ -43,20 +40,16 @@ export class EventProjector {
   }
 
   get reachedSeq(): number {
-    return this.waiters.reachedSeq;
+    return this.following.reachedSeq;
   }
 
   async start(): Promise<void> {
     await this.store.open((await this.nats.jsm.streams.info(EVENT_STREAM)).created);
-    const position = await this.store.checkpoint();
-    this.waiters.reach(position);
-    await this.reached(await this.follower.start(position));
+    await this.following.start(await this.store.checkpoint());
   }
 
-  async stop(): Promise<void> {
-    this.batches.halt();
-    await this.follower.stop();
-    await this.batches.finished();
+  stop(): Promise<void> {
+    return this.following.stop();
   }
 
   /**
@@ -69,14 +62,12 @@ export class EventProjector {
   }
 
   reached(seq: number, timeoutMs?: number): Promise<void> {
-    return this.waiters.reached(seq, timeoutMs);
+    return this.following.reached(seq, timeoutMs);
   }
 
   /** Writes one batch of new events, then wakes whoever waits for them. */
   private async write(batch: JournalMessage[]): Promise<void> {
-    const position = batch.at(-1)!.seq;
-    await this.store.putAll(await this.newEvents(batch), position, this.quota);
-    this.waiters.reach(position);
+    await this.store.putAll(await this.newEvents(batch), batch.at(-1)!.seq, this.quota);
     const waiting = [...this.listeners];
     this.listeners.clear();
     for (const listener of waiting) listener();

@@ -1,8 +1,7 @@
 import type { Nats } from '../actors/nats.js';
 import { WALLET_JOURNAL_STREAM } from '../actors/subjects.js';
-import { ArrivalBatches } from '../projection/arrival-batches.js';
-import { JournalFollower, type JournalMessage } from '../projection/journal-follower.js';
-import { PositionWaiters } from '../projection/position-waiters.js';
+import { BatchedFollower } from '../projection/batched-follower.js';
+import type { JournalMessage } from '../projection/journal-follower.js';
 import { decodeEntry, type WalletEntry } from './journal.js';
 import type { WalletReadModel } from './read-model.js';
 
@@ -11,35 +10,29 @@ import type { WalletReadModel } from './read-model.js';
  * node wrote a wallet, this one's ledger pages, expiring holds and owed credits follow.
  */
 export class WalletProjector {
-  private readonly follower: JournalFollower;
-  private readonly waiters = new PositionWaiters();
-  private readonly batches = new ArrivalBatches('the wallet projector', (batch) => this.write(batch));
+  private readonly following: BatchedFollower;
 
   constructor(
     private readonly nats: Nats,
     private readonly readModel: WalletReadModel,
     nodeId: string,
   ) {
-    this.follower = new JournalFollower(nats, WALLET_JOURNAL_STREAM, `wallet-projector-${nodeId}`, (message) => this.batches.arrive(message));
+    this.following = new BatchedFollower(nats, WALLET_JOURNAL_STREAM, `wallet-projector-${nodeId}`, 'the wallet projector', (batch) => this.write(batch));
   }
 
   /** Catches up with the wallets' journal, then keeps following it. */
   async start(): Promise<void> {
     await this.readModel.open((await this.nats.jsm.streams.info(WALLET_JOURNAL_STREAM)).created);
-    const seq = await this.readModel.reachedSeq();
-    this.waiters.reach(seq);
-    await this.reached(await this.follower.start(seq));
+    await this.following.start(await this.readModel.reachedSeq());
   }
 
-  async stop(): Promise<void> {
-    this.batches.halt();
-    await this.follower.stop();
-    await this.batches.finished();
+  stop(): Promise<void> {
+    return this.following.stop();
   }
 
   /** Resolves once the read model holds journal position `seq`, or after `timeoutMs` when one is given. */
   reached(seq: number, timeoutMs?: number): Promise<void> {
-    return this.waiters.reached(seq, timeoutMs);
+    return this.following.reached(seq, timeoutMs);
   }
 
   /** Resolves once the read model holds everything the journal held when asked (a keeper's pass sees it all). */
@@ -55,8 +48,6 @@ export class WalletProjector {
       if (entry) entries.push(entry);
       else console.error(`wallet projector skips message ${message.seq}: not an entry of its subject's wallet`);
     }
-    const reached = batch.at(-1)!.seq;
-    await this.readModel.putAll(entries, reached);
-    this.waiters.reach(reached);
+    await this.readModel.putAll(entries, batch.at(-1)!.seq);
   }
 }
