@@ -2,7 +2,7 @@ import type { Nats } from '../actors/nats.js';
 import { applyOfferEntry, decodeOfferEntry } from '../actors/offer-journal.js';
 import { OFFER_STREAM } from '../actors/subjects.js';
 import type { Offer } from '../machines/offer/types.js';
-import { BatchedFollower } from './batched-follower.js';
+import { BatchedFollower, type Afterwards } from './batched-follower.js';
 import type { JournalMessage } from './journal-follower.js';
 import type { Checkpoint, OfferReadModel, OfferRecord, UnfinishedAcceptance } from './offer-read-model.js';
 
@@ -12,7 +12,7 @@ import type { Checkpoint, OfferReadModel, OfferRecord, UnfinishedAcceptance } fr
  * offers in journal order (`Offer.listedAt`), the same on every node, since all read the same journal.
  */
 export class OfferProjector {
-  private readonly following: BatchedFollower;
+  private readonly feed: BatchedFollower;
   private readonly listeners: ((offer: Offer) => void)[] = [];
   /** The `listedAt` of the last offer written. */
   private listedAt = 0;
@@ -22,7 +22,12 @@ export class OfferProjector {
     private readonly readModel: OfferReadModel,
     nodeId: string,
   ) {
-    this.following = new BatchedFollower(nats, OFFER_STREAM, `offer-projector-${nodeId}`, 'the offer projector', (batch) => this.write(batch));
+    this.feed = new BatchedFollower(nats, {
+      stream: OFFER_STREAM,
+      consumerName: `offer-projector-${nodeId}`,
+      what: 'the offer projector',
+      write: (batch) => this.write(batch),
+    });
   }
 
   /** Told of each offer listed (published, or open again after being sold out), once its record is written here. */
@@ -35,24 +40,26 @@ export class OfferProjector {
     await this.readModel.open((await this.nats.jsm.streams.info(OFFER_STREAM)).created);
     const { seq, listedAt } = await this.readModel.checkpoint();
     this.listedAt = listedAt;
-    await this.following.start(seq);
+    await this.feed.start(seq);
   }
 
   stop(): Promise<void> {
-    return this.following.stop();
+    return this.feed.stop();
   }
 
   /** Resolves once the read model holds journal position `seq`, or after `timeoutMs` when one is given. */
   reached(seq: number, timeoutMs?: number): Promise<void> {
-    return this.following.reached(seq, timeoutMs);
+    return this.feed.reached(seq, timeoutMs);
   }
 
-  /** Writes one batch of the offers' journal, then tells the watchers what it listed. */
-  private async write(batch: JournalMessage[]): Promise<void> {
+  /** Writes one batch of the offers' journal; the watchers are told what it listed once it is reached. */
+  private async write(batch: JournalMessage[]): Promise<Afterwards> {
     const written = await this.recordsOf(batch);
     await this.readModel.putAll(written.records, written.accepted, written.reached, written.released);
     this.listedAt = written.reached.listedAt;
-    for (const offer of written.listed) for (const listener of this.listeners) listener(offer);
+    return () => {
+      for (const offer of written.listed) for (const listener of this.listeners) listener(offer);
+    };
   }
 
   /**

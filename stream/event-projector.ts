@@ -1,7 +1,7 @@
 import { hash } from 'node:crypto';
 import type { Nats } from '../actors/nats.js';
 import { EVENT_STREAM } from '../actors/subjects.js';
-import { BatchedFollower } from '../projection/batched-follower.js';
+import { BatchedFollower, type Afterwards } from '../projection/batched-follower.js';
 import type { JournalMessage } from '../projection/journal-follower.js';
 import type { EventStore, Quota, Received } from './event-store.js';
 import { streamEventProblem } from './validate.js';
@@ -17,7 +17,7 @@ const MAX_BACKLOG_BYTES = 8 * 2 ** 20;
  * node wakes when an event is published through any other.
  */
 export class EventProjector {
-  private readonly following: BatchedFollower;
+  private readonly feed: BatchedFollower;
   /** Waiting for the next events written; each is told once. */
   private readonly listeners = new Set<() => void>();
   private readonly vouched = new Set<string>();
@@ -29,8 +29,13 @@ export class EventProjector {
     private readonly verifier: Verifier,
     nodeId: string,
   ) {
-    // Events are up to 32 KiB: the backlog is bounded in bytes too.
-    this.following = new BatchedFollower(nats, EVENT_STREAM, `event-projector-${nodeId}`, 'the event projector', (batch) => this.write(batch), MAX_BACKLOG_BYTES);
+    this.feed = new BatchedFollower(nats, {
+      stream: EVENT_STREAM,
+      consumerName: `event-projector-${nodeId}`,
+      what: 'the event projector',
+      write: (batch) => this.write(batch),
+      maxBacklogBytes: MAX_BACKLOG_BYTES, // events are up to 32 KiB: the backlog is bounded in bytes too
+    });
   }
 
   /** Tells `listener` once, when new events are next written; returns what stops the waiting. */
@@ -40,16 +45,16 @@ export class EventProjector {
   }
 
   get reachedSeq(): number {
-    return this.following.reachedSeq;
+    return this.feed.reachedSeq;
   }
 
   async start(): Promise<void> {
     await this.store.open((await this.nats.jsm.streams.info(EVENT_STREAM)).created);
-    await this.following.start(await this.store.checkpoint());
+    await this.feed.start(await this.store.checkpoint());
   }
 
   stop(): Promise<void> {
-    return this.following.stop();
+    return this.feed.stop();
   }
 
   /**
@@ -62,15 +67,17 @@ export class EventProjector {
   }
 
   reached(seq: number, timeoutMs?: number): Promise<void> {
-    return this.following.reached(seq, timeoutMs);
+    return this.feed.reached(seq, timeoutMs);
   }
 
-  /** Writes one batch of new events, then wakes whoever waits for them. */
-  private async write(batch: JournalMessage[]): Promise<void> {
+  /** Writes one batch of new events; the long polls waiting for new events are woken once it is reached. */
+  private async write(batch: JournalMessage[]): Promise<Afterwards> {
     await this.store.putAll(await this.newEvents(batch), batch.at(-1)!.seq, this.quota);
-    const waiting = [...this.listeners];
-    this.listeners.clear();
-    for (const listener of waiting) listener();
+    return () => {
+      const waiting = [...this.listeners];
+      this.listeners.clear();
+      for (const listener of waiting) listener();
+    };
   }
 
   /**

@@ -10,29 +10,34 @@ import type { WalletReadModel } from './read-model.js';
  * node wrote a wallet, this one's ledger pages, expiring holds and owed credits follow.
  */
 export class WalletProjector {
-  private readonly following: BatchedFollower;
+  private readonly feed: BatchedFollower;
 
   constructor(
     private readonly nats: Nats,
     private readonly readModel: WalletReadModel,
     nodeId: string,
   ) {
-    this.following = new BatchedFollower(nats, WALLET_JOURNAL_STREAM, `wallet-projector-${nodeId}`, 'the wallet projector', (batch) => this.write(batch));
+    this.feed = new BatchedFollower(nats, {
+      stream: WALLET_JOURNAL_STREAM,
+      consumerName: `wallet-projector-${nodeId}`,
+      what: 'the wallet projector',
+      write: (batch) => this.write(batch),
+    });
   }
 
   /** Catches up with the wallets' journal, then keeps following it. */
   async start(): Promise<void> {
     await this.readModel.open((await this.nats.jsm.streams.info(WALLET_JOURNAL_STREAM)).created);
-    await this.following.start(await this.readModel.reachedSeq());
+    await this.feed.start(await this.readModel.reachedSeq());
   }
 
   stop(): Promise<void> {
-    return this.following.stop();
+    return this.feed.stop();
   }
 
   /** Resolves once the read model holds journal position `seq`, or after `timeoutMs` when one is given. */
   reached(seq: number, timeoutMs?: number): Promise<void> {
-    return this.following.reached(seq, timeoutMs);
+    return this.feed.reached(seq, timeoutMs);
   }
 
   /** Resolves once the read model holds everything the journal held when asked (a keeper's pass sees it all). */
