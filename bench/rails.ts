@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { mppPayer, x402Payer } from '../client/evm-payers.js';
 import type { Pact } from '../machines/pact/types.js';
-import { railReady as isReady, type RailHealth } from '../rails/rail.js';
+import { railReady, type RailHealth } from '../rails/rail.js';
 import { generateKeyPair } from '../protocol/sign.js';
 import { evmRailEnv, startEvmChain, type EvmChain } from '../tests/support/evm-chain.js';
 import { tradeSpec } from '../tests/support/parties.js';
@@ -31,7 +31,7 @@ export async function railLatencies(withStack: (env: Record<string, string>, use
       writeFileSync(secretFile, 'the bench mpp challenge secret, more than 32 bytes');
       await withStack({ ...evmRailEnv(chain, dir), PACT_MPP_SECRET_FILE: secretFile }, async (stack) => {
         for (const rail of ['x402', 'mpp'] as const) {
-          await railReady(stack, rail);
+          await untilRailReady(stack, rail);
           print(await trades(stack, chain, rail, count));
         }
       });
@@ -48,13 +48,13 @@ const READY_WAIT_MS = 60_000;
  * Waits until `/health` says `rail` is ready: the service refuses new pacts on a rail it has not judged ready
  * (503 `rail_not_ready`), as it does when its first look at the chain, at start, gets no answer in time.
  */
-async function railReady(stack: Stack, rail: string): Promise<void> {
+async function untilRailReady(stack: Stack, rail: string): Promise<void> {
   const deadline = Date.now() + READY_WAIT_MS;
   for (;;) {
-    const health = (await stack.client.request('GET', '/health')).body as { paymentRails: Record<string, RailHealth> };
-    const railHealth = health.paymentRails[rail];
-    if (railHealth && isReady(railHealth)) return;
-    if (Date.now() > deadline) throw new Error(`the ${rail} rail was not ready after ${READY_WAIT_MS / 1000} s: ${JSON.stringify(railHealth)}`);
+    const { status, body } = await stack.client.request<{ paymentRails?: Record<string, RailHealth> }>('GET', '/health');
+    const railHealth = body?.paymentRails?.[rail];
+    if (railHealth && railReady(railHealth)) return;
+    if (Date.now() > deadline) throw new Error(`the ${rail} rail was not ready after ${READY_WAIT_MS / 1000} s: GET /health answered ${status} ${JSON.stringify(railHealth ?? body)}`);
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
 }

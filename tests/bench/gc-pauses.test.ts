@@ -6,7 +6,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { gcPauseLine, gcPauses, parsePauses } from '../../bench/gc-pauses.js';
 
-// The bench's record of the service's main-thread GC pauses: the preload that writes them, and the line made of them.
+// The bench's record of the service's main-thread GC pauses: the preload that writes them, the window read from
+// them, and the line made of them.
 
 test('the preload records the pauses of the process it is loaded into', () => {
   const dir = mkdtempSync(join(tmpdir(), 'gc-pauses-'));
