@@ -31,16 +31,15 @@ test('each batch is written once; what follows it sees the position moved, and o
   await appendCreations(bench, 3);
   const written: number[] = [];
   const seenAfterwards: { last: number; reached: number }[] = [];
-  let feed: BatchedFollower | undefined;
   let throwOnce = true;
-  feed = new BatchedFollower(bench.nats, {
+  const feed: BatchedFollower = new BatchedFollower(bench.nats, {
     stream: JOURNAL_STREAM,
     consumerName: 'batched-follower-test',
     what: 'the test projector',
     write: async (batch: JournalMessage[]) => {
       written.push(...batch.map((message) => message.seq));
       return () => {
-        seenAfterwards.push({ last: batch.at(-1)!.seq, reached: feed!.reachedSeq });
+        seenAfterwards.push({ last: batch.at(-1)!.seq, reached: feed.reachedSeq });
         if (throwOnce) {
           throwOnce = false;
           throw new Error('a listener that fails');
