@@ -27,11 +27,14 @@ export class LoadGenerator {
     return answer.measured;
   }
 
-  /** Runs `job` and reports, beside the measurements, the CPU each of `processes` used while its requests went. */
-  async timed(job: Job, processes: Processes): Promise<{ measured: Measured; cpu: CpuUse }> {
+  /**
+   * Runs `job` and reports, beside the measurements, the CPU each of `processes` used while its requests went,
+   * and when they began (epoch ms).
+   */
+  async timed(job: Job, processes: Processes): Promise<{ measured: Measured; cpu: CpuUse; startedAt: number }> {
     await this.prepare(job);
-    const { result, cpu } = await cpuUsedDuring(processes, () => this.go());
-    return { measured: result, cpu };
+    const { result, cpu, startedAt } = await cpuUsedDuring(processes, () => this.go());
+    return { measured: result, cpu, startedAt };
   }
 
   async run(job: Job): Promise<Measured> {

@@ -27,26 +27,24 @@ export function cpuSeconds(processes: Processes): Map<string, number> {
 export interface CpuUse {
   seconds: Map<string, number>;
   wallMs: number;
-  /** When the (first) span began, epoch ms. */
-  startedAt: number;
 }
 
-/** Runs `work` and measures the CPU each of `processes` used meanwhile. */
-export async function cpuUsedDuring<T>(processes: Processes, work: () => Promise<T>): Promise<{ result: T; cpu: CpuUse }> {
+/** Runs `work` and measures the CPU each of `processes` used meanwhile; `startedAt` (epoch ms) is when it began. */
+export async function cpuUsedDuring<T>(processes: Processes, work: () => Promise<T>): Promise<{ result: T; cpu: CpuUse; startedAt: number }> {
   const before = cpuSeconds(processes);
   const startedAt = Date.now();
   const start = performance.now();
   const result = await work();
   const wallMs = performance.now() - start;
   const seconds = new Map([...cpuSeconds(processes)].map(([name, after]) => [name, after - (before.get(name) ?? after)]));
-  return { result, cpu: { seconds, wallMs, startedAt } };
+  return { result, cpu: { seconds, wallMs }, startedAt };
 }
 
 /** CPU use over several spans, as one. */
 export function addedCpu(a: CpuUse, b: CpuUse): CpuUse {
   const seconds = new Map(a.seconds);
   for (const [name, used] of b.seconds) seconds.set(name, (seconds.get(name) ?? 0) + used);
-  return { seconds, wallMs: a.wallMs + b.wallMs, startedAt: a.startedAt };
+  return { seconds, wallMs: a.wallMs + b.wallMs };
 }
 
 /** The resident set of a process in MiB (VmRSS of /proc/<pid>/status). */

@@ -18,8 +18,8 @@ export async function signedCommands(load: LoadGenerator, stack: Stack, clients:
   const warm = await load.run({ ...job, count: warmup });
   print([`warm-up: ${warm.ids.length} of ${warmup} lifecycles settled (untimed)`, ...failureLines('warm-up failures', warm)]);
 
-  const { measured, cpu } = await load.timed({ ...job, count: lifecycles }, { ...clients, ...stackProcesses(stack) });
-  const pauses = await gcPauses.between(cpu.startedAt, cpu.startedAt + cpu.wallMs);
+  const { measured, cpu, startedAt } = await load.timed({ ...job, count: lifecycles }, { ...clients, ...stackProcesses(stack) });
+  const pauses = await gcPauses.between(startedAt, startedAt + cpu.wallMs);
   const seconds = measured.wallMs / 1000;
   const cores = cpus().length; // the machine's, whatever cores this process is pinned to (BENCH_PIN)
   const signedRate = answered(measured) / seconds;

@@ -4,7 +4,7 @@ import { cpuPerRequestLines } from '../../bench/report.js';
 
 // The bench's CPU bound: each process's CPU per request, their sum, and what the cores could answer at that cost.
 
-const cpu = { seconds: new Map([['pact service', 1.2], ['nats-server', 0.3]]), wallMs: 1_000, startedAt: 0 };
+const cpu = { seconds: new Map([['pact service', 1.2], ['nats-server', 0.3]]), wallMs: 1_000 };
 
 test('each process per request, the sum, and the most the cores could answer at that cost', () => {
   const lines = cpuPerRequestLines(cpu, 1_000, 2).map((line) => line.replace(/\s+/g, ' '));
