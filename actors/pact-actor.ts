@@ -20,7 +20,7 @@ import { applyEntry } from './replay.js';
  * every entry it appends over at once, so the record is the actor's only copy on disk.
  */
 export interface ActorRecords {
-  load(pactId: string): Promise<PactRecord | undefined>;
+  load(pactId: string): PactRecord | undefined;
   /** Whether the pact's record is known to hold every entry the journal has of it. */
   current(pactId: string): boolean;
   committed(committed: Committed): void;
@@ -63,7 +63,7 @@ export class PactActor {
    * failed append, whose outcome is unknown).
    */
   static async load(pactId: string, deps: ActorDeps, fromJournal = false): Promise<PactActor> {
-    const record = await deps.records.load(pactId);
+    const record = deps.records.load(pactId);
     const actor = new PactActor(pactId, deps, record?.pact, record?.seq ?? 0, record?.recentCommands ?? [], false);
     if (fromJournal) await actor.confirm();
     return actor;

@@ -243,7 +243,7 @@ export class Projector {
       this.markUnreplayable(pactId);
       return undefined;
     }
-    const previous = inBatch ?? this.written.get(pactId) ?? (await this.readModel.storedRecord(pactId));
+    const previous = inBatch ?? this.written.get(pactId) ?? this.readModel.storedRecord(pactId);
     try {
       const pact = applyEntry(previous?.pact, entry);
       const recentCommands = recentAfter(previous?.recentCommands ?? [], entry.commandId);

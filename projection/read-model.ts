@@ -178,16 +178,27 @@ export class ReadModel {
   }
 
   /** The pact's newest record, written or not: what an actor comes back from. */
-  async record(id: string): Promise<PactRecord | undefined> {
-    return this.unwritten.get(id) ?? (await this.storedRecord(id));
+  record(id: string): PactRecord | undefined {
+    return this.unwritten.get(id) ?? this.storedRecord(id);
   }
 
-  /** The pact's record as written to disk: its text and head in one read (a cold actor waits on it). */
-  async storedRecord(id: string): Promise<PactRecord | undefined> {
-    const keys = [this.pactTexts.prefixKey(id, 'utf8'), this.heads.prefixKey(id, 'utf8')];
-    const [text, head] = await this.level.getMany(keys, { valueEncoding: 'utf8' });
-    if (typeof text !== 'string' || typeof head !== 'string') return undefined;
-    return { pact: JSON.parse(text) as Pact, text, ...(JSON.parse(head) as Head) };
+  /**
+   * The pact's record as written to disk: its text and head as one write left them (one snapshot). Read
+   * synchronously: a cold actor waits on it, and a point read of LevelDB costs microseconds where the
+   * asynchronous one waits for libuv's pool and then for the main thread (docs/ARCHITECTURE.md, Speed).
+   */
+  storedRecord(id: string): PactRecord | undefined {
+    const snapshot = this.level.snapshot();
+    try {
+      // through the database, not the sublevels: they are not open until a tick after they are made
+      const read = (key: string) => this.level.getSync<string, string>(key, { valueEncoding: 'utf8', snapshot });
+      const text = read(this.pactTexts.prefixKey(id, 'utf8'));
+      const head = read(this.heads.prefixKey(id, 'utf8'));
+      if (text === undefined || head === undefined) return undefined;
+      return { pact: JSON.parse(text) as Pact, text, ...(JSON.parse(head) as Head) };
+    } finally {
+      void snapshot.close().catch((error: unknown) => console.error('a read model snapshot could not be closed:', String(error)));
+    }
   }
 
   /** The heads of `ids` as written to disk (undefined for a pact with no record). */

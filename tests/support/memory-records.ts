@@ -9,7 +9,7 @@ import type { PactRecord } from '../../projection/read-model.js';
 export class MemoryRecords implements ActorRecords {
   readonly byId = new Map<string, PactRecord>();
   isCurrent = true;
-  load = async (pactId: string) => this.byId.get(pactId);
+  load = (pactId: string) => this.byId.get(pactId);
   current = () => this.isCurrent;
   committed = ({ record }: Committed) => void this.byId.set(record.pact.id, record);
   recovered = (record: PactRecord) => void this.byId.set(record.pact.id, record);
