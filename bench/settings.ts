@@ -34,6 +34,8 @@ export const settings = {
   offers: envInt('BENCH_OFFERS', 2000),
   /** Passivated pacts the cold-activation phase sends a command to. */
   cold: envInt('BENCH_COLD', 500),
+  /** BENCH_COLD_DROP_CACHES=1: the kernel's page cache is emptied before the cold activations (needs root). */
+  coldDropCaches: envInt('BENCH_COLD_DROP_CACHES', 0) === 1,
   /** BENCH_PIN=1: the load generator and the servers on cores of their own (bench/pinning.ts). */
   pin: envInt('BENCH_PIN', 0) === 1,
   /** Node arguments for the service, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`. */

@@ -1,3 +1,5 @@
+import { execFileSync } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
 import { JOURNAL_STREAM } from '../actors/subjects.js';
 import type { Stack } from '../tests/support/stack.js';
 import { withJetStream } from './jetstream.js';
@@ -34,10 +36,26 @@ export async function storedPacts(load: LoadGenerator, stack: Stack, clients: Pr
   const settledIn = await settled(stackProcesses(stack));
   print([`settled (service and nats-server under ${SETTLED_CPU * 100}% CPU over ${SETTLE_WINDOW_MS / 1000} s: LevelDB compactions done) ${fixed(settledIn / 1000)} s later, ${memory(stack)}`]);
 
+  if (settings.coldDropCaches) print([await dropPageCache()]);
+
   console.log(`\ncold activation: ${cold} random stored pacts, one at a time: the seller's fund (X-PAYMENT) on the passivated pact, then the buyer's on the live one`);
   const activations = await load.run({ kind: 'cold', url: stack.url, count: cold });
   print([...routeLines(activations), await activationLine(stack), ...failureLines('failures', activations), `live actors after: ${await liveActors(stack)}`]);
   print([await journalSize(stack)]);
+}
+
+/**
+ * Empties the kernel's page cache, as for a pact untouched for days: its record is read from the disk, not
+ * from memory (LevelDB's own caches and the tables it holds mapped stay in the service). Needs root.
+ */
+async function dropPageCache(): Promise<string> {
+  try {
+    execFileSync('sync');
+    await writeFile('/proc/sys/vm/drop_caches', '3');
+    return 'page cache dropped (BENCH_COLD_DROP_CACHES=1)';
+  } catch (error) {
+    return `page cache NOT dropped (BENCH_COLD_DROP_CACHES=1): ${String(error)}`;
+  }
 }
 
 /** The journal's entries and bytes: what nats-server keeps in blocks of up to 8 MiB (`npm run bench:cold-blocks`). */
