@@ -1,7 +1,7 @@
 import type { AbstractBatchOperation } from 'abstract-level';
 import { PACT_STATES, type Outcome, type Pact, type PactState } from '../machines/pact/types.js';
 import { currentDeadline } from '../machines/pact/rules.js';
-import type { JsonLevel } from '../storage/level.js';
+import { readNow, type JsonLevel } from '../storage/level.js';
 import { ResponseCache } from './response-cache.js';
 import { isTerminal, reputationOf, settledWell, type Standing } from '../stream/reputation.js';
 import { pad, pageByTime, positionsUnder, type Position } from './time-pages.js';
@@ -190,20 +190,17 @@ export class ReadModel {
   storedRecord(id: string): PactRecord | undefined {
     const snapshot = this.level.snapshot();
     try {
-      // through the database, not the sublevels: they are not open until a tick after they are made
-      const read = (key: string) => this.level.getSync<string, string>(key, { valueEncoding: 'utf8', snapshot });
-      const text = read(this.pactTexts.prefixKey(id, 'utf8'));
-      const head = read(this.heads.prefixKey(id, 'utf8'));
-      if (text === undefined || head === undefined) return undefined;
-      return { pact: JSON.parse(text) as Pact, text, ...(JSON.parse(head) as Head) };
+      const text = readNow<string>(this.level, this.pactTexts, id, { valueEncoding: 'utf8', snapshot });
+      const head = readNow<Head>(this.level, this.heads, id, { valueEncoding: 'json', snapshot });
+      return text === undefined || head === undefined ? undefined : { pact: JSON.parse(text) as Pact, text, ...head };
     } finally {
       void snapshot.close().catch((error: unknown) => console.error('a read model snapshot could not be closed:', String(error)));
     }
   }
 
   /** The heads of `ids` as written to disk (undefined for a pact with no record). */
-  storedHeads(ids: string[]): Promise<(Head | undefined)[]> {
-    return this.heads.getMany(ids);
+  storedHeads(ids: string[]): (Head | undefined)[] {
+    return ids.map((id) => readNow<Head>(this.level, this.heads, id, { valueEncoding: 'json' }));
   }
 
   /** Pacts whose next deadline is at or before `time`, earliest first, at most `limit`. */
@@ -257,10 +254,9 @@ export class ReadModel {
    */
   async putAll(records: PactRecord[], seq: number, unreplayable: string[] = []): Promise<void> {
     const ids = [...new Set(records.map((r) => r.pact.id))];
-    const stored = await this.summaries.getMany(ids);
-    const latest = new Map(ids.map((id, i) => [id, stored[i]]));
+    const latest = new Map(ids.map((id) => [id, readNow<PactSummary>(this.level, this.summaries, id, { valueEncoding: 'json' })]));
     const counts = { ...(await this.stateCounts()) };
-    const standings = await this.standingsAfter(records, latest);
+    const standings = this.standingsAfter(records, latest);
     const operations: AbstractBatchOperation<JsonLevel, string, unknown>[] = [];
     for (const [party, standing] of standings) operations.push({ type: 'put', key: party, value: standing, sublevel: this.standings });
     for (const { pact, text, seq: headSeq, recentCommands } of records) {
@@ -297,15 +293,14 @@ export class ReadModel {
   }
 
   /** The standings of the parties of the pacts `records` bring to an end (each pact counted once, when it ends). */
-  private async standingsAfter(records: PactRecord[], stored: Map<string, PactSummary | undefined>): Promise<Map<string, Standing>> {
+  private standingsAfter(records: PactRecord[], stored: Map<string, PactSummary | undefined>): Map<string, Standing> {
     const ending = new Map<string, Pact>();
     for (const { pact } of records) {
       const before = stored.get(pact.id);
       if (isTerminal(pact.state) && !(before && isTerminal(before.state))) ending.set(pact.id, pact);
     }
     const parties = [...new Set([...ending.values()].flatMap((pact) => pact.parties.map((p) => p.party)))];
-    const known = await this.standings.getMany(parties);
-    const standings = new Map(parties.map((party, i) => [party, { ...(known[i] ?? { terminal: 0, good: 0 }) }]));
+    const standings = new Map(parties.map((party) => [party, { ...(readNow<Standing>(this.level, this.standings, party, { valueEncoding: 'json' }) ?? { terminal: 0, good: 0 }) }]));
     for (const pact of ending.values()) {
       for (const { party } of pact.parties) {
         const standing = standings.get(party)!;

@@ -19,3 +19,16 @@ export async function openLevel(dir: string): Promise<JsonLevel> {
   if (secondNames) db.attachResource(secondNames); // closed, and its sweep ended, before the database closes
   return db;
 }
+
+/**
+ * The value of `key` in a sublevel, read synchronously through the database it belongs to: a sublevel made
+ * after its database opened opens itself a tick later, and its own `getSync` throws until then.
+ */
+export function readNow<V>(
+  db: JsonLevel,
+  sublevel: { prefixKey(key: string, keyFormat: 'utf8'): string },
+  key: string,
+  options: { valueEncoding: 'utf8' | 'json'; snapshot?: ReturnType<JsonLevel['snapshot']> },
+): V | undefined {
+  return db.getSync<string, V>(sublevel.prefixKey(key, 'utf8'), options);
+}
