@@ -179,7 +179,7 @@ export class Projector {
       let position: number;
       let settled: Settled[];
       try {
-        ({ records, position, settled } = this.recordsOf(batch));
+        ({ records, position, settled } = await this.recordsOf(batch));
         await this.readModel.putAll(records, position, this.newlyUnreplayable);
         this.newlyUnreplayable = [];
       } catch (error) {
@@ -204,10 +204,10 @@ export class Projector {
    * The newest record of each pact the batch moves, the journal position it reaches, and the pacts whose
    * commit or recovered record is written by other means (earlier, or by this batch's journal messages).
    */
-  private recordsOf(batch: Arrival[]): { records: PactRecord[]; position: number; settled: Settled[] } {
+  private async recordsOf(batch: Arrival[]): Promise<{ records: PactRecord[]; position: number; settled: Settled[] }> {
     const latest = new Map<string, PactRecord>();
     const settled: Settled[] = [];
-    const heads = this.headsOf(batch);
+    const heads = await this.headsOf(batch);
     const headSeq = (pactId: string) => latest.get(pactId)?.seq ?? heads.get(pactId)?.seq ?? 0;
     let position = this.positions.reachedSeq;
     for (const arrival of batch) {
@@ -262,7 +262,7 @@ export class Projector {
   }
 
   /** The written heads of the pacts a batch names: from memory when recently written, else from disk. */
-  private headsOf(batch: Arrival[]): Map<string, Head | undefined> {
+  private async headsOf(batch: Arrival[]): Promise<Map<string, Head | undefined>> {
     const ids = new Set<string>();
     for (const arrival of batch) {
       const pactId = 'seq' in arrival ? pactIdOfJournalSubject(arrival.subject) : recordOf(arrival).pact.id;
@@ -275,7 +275,7 @@ export class Projector {
       if (written) heads.set(id, written);
       else unknown.push(id);
     }
-    const stored = this.readModel.storedHeads(unknown);
+    const stored = await this.readModel.storedHeads(unknown);
     unknown.forEach((id, i) => heads.set(id, stored[i]));
     return heads;
   }

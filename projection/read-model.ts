@@ -199,8 +199,8 @@ export class ReadModel {
   }
 
   /** The heads of `ids` as written to disk (undefined for a pact with no record). */
-  storedHeads(ids: string[]): (Head | undefined)[] {
-    return ids.map((id) => readNow<Head>(this.level, this.heads, id, { valueEncoding: 'json' }));
+  storedHeads(ids: string[]): Promise<(Head | undefined)[]> {
+    return this.heads.getMany(ids);
   }
 
   /** Pacts whose next deadline is at or before `time`, earliest first, at most `limit`. */
@@ -254,9 +254,10 @@ export class ReadModel {
    */
   async putAll(records: PactRecord[], seq: number, unreplayable: string[] = []): Promise<void> {
     const ids = [...new Set(records.map((r) => r.pact.id))];
-    const latest = new Map(ids.map((id) => [id, readNow<PactSummary>(this.level, this.summaries, id, { valueEncoding: 'json' })]));
+    const stored = await this.summaries.getMany(ids);
+    const latest = new Map(ids.map((id, i) => [id, stored[i]]));
     const counts = { ...(await this.stateCounts()) };
-    const standings = this.standingsAfter(records, latest);
+    const standings = await this.standingsAfter(records, latest);
     const operations: AbstractBatchOperation<JsonLevel, string, unknown>[] = [];
     for (const [party, standing] of standings) operations.push({ type: 'put', key: party, value: standing, sublevel: this.standings });
     for (const { pact, text, seq: headSeq, recentCommands } of records) {
@@ -293,14 +294,15 @@ export class ReadModel {
   }
 
   /** The standings of the parties of the pacts `records` bring to an end (each pact counted once, when it ends). */
-  private standingsAfter(records: PactRecord[], stored: Map<string, PactSummary | undefined>): Map<string, Standing> {
+  private async standingsAfter(records: PactRecord[], stored: Map<string, PactSummary | undefined>): Promise<Map<string, Standing>> {
     const ending = new Map<string, Pact>();
     for (const { pact } of records) {
       const before = stored.get(pact.id);
       if (isTerminal(pact.state) && !(before && isTerminal(before.state))) ending.set(pact.id, pact);
     }
     const parties = [...new Set([...ending.values()].flatMap((pact) => pact.parties.map((p) => p.party)))];
-    const standings = new Map(parties.map((party) => [party, { ...(readNow<Standing>(this.level, this.standings, party, { valueEncoding: 'json' }) ?? { terminal: 0, good: 0 }) }]));
+    const known = await this.standings.getMany(parties);
+    const standings = new Map(parties.map((party, i) => [party, { ...(known[i] ?? { terminal: 0, good: 0 }) }]));
     for (const pact of ending.values()) {
       for (const { party } of pact.parties) {
         const standing = standings.get(party)!;
