@@ -5,6 +5,13 @@ export function envInt(name: string, fallback: number): number {
   return value;
 }
 
+/** A switch in the environment: 1 on, 0 or unset off. */
+function envFlag(name: string): boolean {
+  const value = envInt(name, 0);
+  if (value > 1) throw new Error(`${name} must be 0 or 1`);
+  return value === 1;
+}
+
 export const settings = {
   /** Lifecycles in the timed phase. */
   lifecycles: envInt('BENCH_PACTS', 1000),
@@ -35,9 +42,9 @@ export const settings = {
   /** Passivated pacts the cold-activation phase sends a command to. */
   cold: envInt('BENCH_COLD', 500),
   /** BENCH_COLD_DROP_CACHES=1: the kernel's page cache is emptied before the cold activations (needs root). */
-  coldDropCaches: envInt('BENCH_COLD_DROP_CACHES', 0) === 1,
+  coldDropCaches: envFlag('BENCH_COLD_DROP_CACHES'),
   /** BENCH_PIN=1: the load generator and the servers on cores of their own (bench/pinning.ts). */
-  pin: envInt('BENCH_PIN', 0) === 1,
+  pin: envFlag('BENCH_PIN'),
   /** Node arguments for the service, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`. */
   nodeArgs: (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean),
 };

@@ -36,25 +36,26 @@ export async function storedPacts(load: LoadGenerator, stack: Stack, clients: Pr
   const settledIn = await settled(stackProcesses(stack));
   print([`settled (service and nats-server under ${SETTLED_CPU * 100}% CPU over ${SETTLE_WINDOW_MS / 1000} s: LevelDB compactions done) ${fixed(settledIn / 1000)} s later, ${memory(stack)}`]);
 
-  if (settings.coldDropCaches) print([await dropPageCache()]);
+  const pageCache = settings.coldDropCaches ? `; ${await dropPageCache()}` : '';
 
-  console.log(`\ncold activation: ${cold} random stored pacts, one at a time: the seller's fund (X-PAYMENT) on the passivated pact, then the buyer's on the live one`);
+  console.log(`\ncold activation: ${cold} random stored pacts, one at a time: the seller's fund (X-PAYMENT) on the passivated pact, then the buyer's on the live one${pageCache}`);
   const activations = await load.run({ kind: 'cold', url: stack.url, count: cold });
-  print([...routeLines(activations), await activationLine(stack), ...failureLines('failures', activations), `live actors after: ${await liveActors(stack)}`]);
+  print([...routeLines(activations), `${await activationLine(stack)}${pageCache}`, ...failureLines('failures', activations), `live actors after: ${await liveActors(stack)}`]);
   print([await journalSize(stack)]);
 }
 
 /**
- * Empties the kernel's page cache, as for a pact untouched for days: its record is read from the disk, not
- * from memory (LevelDB's own caches and the tables it holds mapped stay in the service). Needs root.
+ * Empties the kernel's page cache, as for pacts untouched for long: a record not in LevelDB's own caches
+ * or in the pages of the tables it holds mapped (those stay) is read from the disk, or from a virtual
+ * machine's host's cache of it. Needs root; says what it did.
  */
 async function dropPageCache(): Promise<string> {
   try {
-    execFileSync('sync');
+    execFileSync('sync', { timeout: 60_000 });
     await writeFile('/proc/sys/vm/drop_caches', '3');
-    return 'page cache dropped (BENCH_COLD_DROP_CACHES=1)';
+    return 'the page cache dropped first (BENCH_COLD_DROP_CACHES=1)';
   } catch (error) {
-    return `page cache NOT dropped (BENCH_COLD_DROP_CACHES=1): ${String(error)}`;
+    return `the page cache NOT dropped (BENCH_COLD_DROP_CACHES=1): ${String(error)}`;
   }
 }
 

@@ -5,7 +5,7 @@ import { JOURNAL_STREAM, pactIdOfJournalSubject } from '../actors/subjects.js';
 import { JournalFollower, MAX_BACKLOG, type JournalMessage } from './journal-follower.js';
 import { PositionWaiters } from './position-waiters.js';
 import type { Pact } from '../machines/pact/types.js';
-import type { Head, PactRecord, ReadModel } from './read-model.js';
+import { recordOfStored, type PactRecord, type ReadModel, type StoredRecord } from './read-model.js';
 
 type Listener = (pact: Pact) => void;
 
@@ -207,8 +207,8 @@ export class Projector {
   private async recordsOf(batch: Arrival[]): Promise<{ records: PactRecord[]; position: number; settled: Settled[] }> {
     const latest = new Map<string, PactRecord>();
     const settled: Settled[] = [];
-    const heads = await this.headsOf(batch);
-    const headSeq = (pactId: string) => latest.get(pactId)?.seq ?? heads.get(pactId)?.seq ?? 0;
+    const stored = await this.storedOf(batch);
+    const headSeq = (pactId: string) => latest.get(pactId)?.seq ?? this.written.get(pactId)?.seq ?? stored.get(pactId)?.head.seq ?? 0;
     let position = this.positions.reachedSeq;
     for (const arrival of batch) {
       if (!('seq' in arrival)) {
@@ -225,7 +225,7 @@ export class Projector {
         continue;
       }
       if (headSeq(pactId) >= arrival.seq) continue; // written already
-      const record = this.replay(pactId, arrival, latest.get(pactId));
+      const record = this.replay(pactId, arrival, latest.get(pactId), stored.get(pactId));
       if (record) latest.set(pactId, record);
     }
     return { records: [...latest.values()], position, settled };
@@ -236,14 +236,14 @@ export class Projector {
    * an entry, or one the machine refuses, is logged and left out: the pact keeps its last good record
    * and never counts as held (`vouchesFor`), so its actor reads the journal, which refuses it.
    */
-  private replay(pactId: string, message: JournalMessage, inBatch: PactRecord | undefined): PactRecord | undefined {
+  private replay(pactId: string, message: JournalMessage, inBatch: PactRecord | undefined, onDisk: StoredRecord | undefined): PactRecord | undefined {
     const entry = decodeEntry(message.data, message.subject);
     if (!entry) {
       console.error(`projector skips journal message ${message.seq}: not an entry of its subject’s pact`);
       this.markUnreplayable(pactId);
       return undefined;
     }
-    const previous = inBatch ?? this.written.get(pactId) ?? this.readModel.storedRecord(pactId);
+    const previous = inBatch ?? this.written.get(pactId) ?? (onDisk && recordOfStored(onDisk));
     try {
       const pact = applyEntry(previous?.pact, entry);
       const recentCommands = recentAfter(previous?.recentCommands ?? [], entry.commandId);
@@ -261,23 +261,16 @@ export class Projector {
     this.newlyUnreplayable.push(pactId);
   }
 
-  /** The written heads of the pacts a batch names: from memory when recently written, else from disk. */
-  private async headsOf(batch: Arrival[]): Promise<Map<string, Head | undefined>> {
-    const ids = new Set<string>();
+  /** The stored records of the pacts a batch names but for those recently written (in memory): one read. */
+  private async storedOf(batch: Arrival[]): Promise<Map<string, StoredRecord | undefined>> {
+    const unknown = new Set<string>();
     for (const arrival of batch) {
       const pactId = 'seq' in arrival ? pactIdOfJournalSubject(arrival.subject) : recordOf(arrival).pact.id;
-      if (pactId !== undefined) ids.add(pactId);
+      if (pactId !== undefined && !this.written.has(pactId)) unknown.add(pactId);
     }
-    const heads = new Map<string, Head | undefined>();
-    const unknown: string[] = [];
-    for (const id of ids) {
-      const written = this.written.get(id);
-      if (written) heads.set(id, written);
-      else unknown.push(id);
-    }
-    const stored = await this.readModel.storedHeads(unknown);
-    unknown.forEach((id, i) => heads.set(id, stored[i]));
-    return heads;
+    const ids = [...unknown];
+    const stored = await this.readModel.storedRecords(ids);
+    return new Map(ids.map((id, i) => [id, stored[i]]));
   }
 
   private remember(record: PactRecord): void {

@@ -18,6 +18,14 @@ export interface PactRecord extends Head {
   text: string;
 }
 
+/** A pact's record as written to disk: its head, and its JSON text, parsed only once the record is used. */
+export interface StoredRecord {
+  head: Head;
+  text: string;
+}
+
+export const recordOfStored = ({ head, text }: StoredRecord): PactRecord => ({ pact: JSON.parse(text) as Pact, text, ...head });
+
 export interface ListFilter {
   party?: string;
   state?: PactState;
@@ -191,16 +199,25 @@ export class ReadModel {
     const snapshot = this.level.snapshot();
     try {
       const text = readNow<string>(this.level, this.pactTexts, id, { valueEncoding: 'utf8', snapshot });
+      if (text === undefined) return undefined; // a create's, most often: no head either
       const head = readNow<Head>(this.level, this.heads, id, { valueEncoding: 'json', snapshot });
-      return text === undefined || head === undefined ? undefined : { pact: JSON.parse(text) as Pact, text, ...head };
+      return head === undefined ? undefined : recordOfStored({ head, text });
     } finally {
       void snapshot.close().catch((error: unknown) => console.error('a read model snapshot could not be closed:', String(error)));
     }
   }
 
-  /** The heads of `ids` as written to disk (undefined for a pact with no record). */
-  storedHeads(ids: string[]): Promise<(Head | undefined)[]> {
-    return this.heads.getMany(ids);
+  /**
+   * The records of `ids` as written to disk (undefined for a pact with none), each text and head as one
+   * write left them: one asynchronous multi-get, one snapshot, for the projector's batches.
+   */
+  async storedRecords(ids: string[]): Promise<(StoredRecord | undefined)[]> {
+    const keys = [...ids.map((id) => this.pactTexts.prefixKey(id, 'utf8')), ...ids.map((id) => this.heads.prefixKey(id, 'utf8'))];
+    const values = await this.level.getMany<string, string>(keys, { valueEncoding: 'utf8' });
+    return ids.map((_, i) => {
+      const [text, head] = [values[i], values[ids.length + i]];
+      return text === undefined || head === undefined ? undefined : { text, head: JSON.parse(head) as Head };
+    });
   }
 
   /** Pacts whose next deadline is at or before `time`, earliest first, at most `limit`. */

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Pact } from '../../machines/pact/types.js';
-import { ReadModel } from '../../projection/read-model.js';
+import { ReadModel, recordOfStored } from '../../projection/read-model.js';
 import { generateKeyPair } from '../../protocol/sign.js';
 import { openLevel, type JsonLevel } from '../../storage/level.js';
 import { pactFrom, twoPartySpec } from '../support/pacts.js';
@@ -102,6 +102,31 @@ test('a read model of an older layout is cleared when opened, for the journal to
   await put(model, [pactAt(1, 100)], 1);
   await new ReadModel(level).open(); // this layout is kept
   assert.is(await model.checkpoint(), 1);
+});
+
+test('a stored record is the text and head of one write, while writes go on', async ({ model }) => {
+  const pact = pactAt(1, 0);
+  let writing = true;
+  const writer = (async () => {
+    for (let seq = 1; seq <= 600; seq++) await put(model, [{ ...pact, updatedAt: seq }], seq);
+    writing = false;
+  })();
+  const torn: string[] = [];
+  let reads = 0;
+  const check = (record: { pact: Pact; seq: number } | undefined) => {
+    reads++;
+    if (record && record.pact.updatedAt !== record.seq) torn.push(`text of ${record.pact.updatedAt}, head of ${record.seq}`);
+  };
+  while (writing) {
+    check(model.storedRecord(pact.id));
+    const [stored] = await model.storedRecords([pact.id]);
+    check(stored && recordOfStored(stored));
+    if (reads % 64 === 0) await new Promise((resolve) => setImmediate(resolve));
+  }
+  await writer;
+  assert.ok(reads > 600, `read ${reads} times`);
+  assert.equal(torn.slice(0, 3), [], `${torn.length} torn records`);
+  assert.is(model.storedRecord('p_' + 'f'.repeat(32)), undefined, 'no record, no head read');
 });
 
 test.run();
