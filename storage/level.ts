@@ -22,7 +22,8 @@ export async function openLevel(dir: string): Promise<JsonLevel> {
 
 /**
  * The value of `key` in a sublevel, read synchronously through the database it belongs to: a sublevel made
- * after its database opened opens itself a tick later, and its own `getSync` throws until then.
+ * after its database opened opens itself a tick later, and its own `getSync` throws until then. For string
+ * keys (the prefix is the sublevel's whole path, nested or not); `valueEncoding` must be the sublevel's.
  */
 export function readNow<V>(
   db: JsonLevel,
