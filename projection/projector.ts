@@ -50,7 +50,10 @@ export class Projector {
   private arrivedCount = 0;
   private writtenCount = 0;
   private readonly drainWaiters: { count: number; resolve: () => void }[] = [];
-  /** The newest records written, so that the next entry of a busy pact needs no read. */
+  /**
+   * The newest records written, so that the next entry of a busy pact needs no read. Changed only between
+   * batches: a batch's records are read from here or from disk (`storedOf`), never both.
+   */
   private readonly written = new Map<string, PactRecord>();
   /** Pacts with a journal entry the machine refuses (kept in LevelDB): their record is the last good one. */
   private unreplayable = new Set<string>();

@@ -108,4 +108,22 @@ test('a commit on an entry the read model lacks waits for the journal to bring b
   assert.is((await readModel.get(pact.id))?.terms.spec, 'written elsewhere first', 'the commit is no longer what reads see');
 });
 
+test('an entry on a pact written before, and no longer in memory, is replayed on its record from disk', async (context) => {
+  const { journal, readModel, projector, bench } = context;
+  const pact = newPactWith('written, then forgotten');
+  const first = await journal.append(created(pact));
+  await within(projector.start(), 10_000);
+  await within(projector.reached(first), 10_000);
+  await projector.stop();
+  const { entry, next } = funded(pact);
+  const second = await journal.append(entry); // another host's entry, for a projector that holds nothing in memory
+  context.projector = new Projector(bench.nats, readModel, 'test-node');
+  await within(context.projector.start(), 10_000);
+  await within(context.projector.reached(second), 10_000);
+  const stored = readModel.storedRecord(pact.id);
+  assert.is(stored?.seq, second, 'replayed, not refused as an entry with no pact before it');
+  assert.is(stored?.pact.state, next.state);
+  assert.equal(stored?.recentCommands, ['c1', 'c2'], 'on the stored record');
+});
+
 test.run();
