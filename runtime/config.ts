@@ -69,6 +69,8 @@ export interface Config {
   verifyThreads: number;
   /** PACT_READ_CACHE_BYTES: `GET /pacts/:id` bodies kept in memory. */
   readCacheBytes: number;
+  /** PACT_LEVELDB_WRITE_BUFFER_BYTES: the memtable of the node's LevelDB (64 KiB to 1 GiB, the range LevelDB keeps to). */
+  levelWriteBufferBytes: number;
   /** PACT_OFFER_WATCHERS: `GET /offers/watch` long polls that may wait at once on this node. */
   offerWatchers: number;
   /** PACT_EVENT_QUOTA: Agent Stream events accepted per publisher per hour. */
@@ -149,6 +151,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     actorIdleMs: integer('PACT_ACTOR_IDLE_MS', 60_000, env),
     verifyThreads: integer('PACT_VERIFY_THREADS', availableParallelism() > 1 ? 1 : 0, env),
     readCacheBytes: integer('PACT_READ_CACHE_BYTES', 32 * 2 ** 20, env),
+    levelWriteBufferBytes: between('PACT_LEVELDB_WRITE_BUFFER_BYTES', integer('PACT_LEVELDB_WRITE_BUFFER_BYTES', 8 * 2 ** 20, env), 2 ** 16, 2 ** 30),
     offerWatchers: integer('PACT_OFFER_WATCHERS', 10_000, env),
     eventQuota: Math.max(1, integer('PACT_EVENT_QUOTA', 1_000, env)),
     pullsPerMinute: integer('PACT_RATE_LIMIT_PULLS', 120, env),

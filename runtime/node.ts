@@ -198,7 +198,7 @@ async function startRoles(config: Config, natsServer: NatsEndpoint): Promise<Pac
   const serverParty = serverKey.party;
   const judge = judgeOf(config.evaluator); // before anything starts: a bad model setting stops the start
 
-  const level = await openLevel(join(config.dataDir, 'leveldb'));
+  const level = await openLevel(join(config.dataDir, 'leveldb'), { writeBufferBytes: config.levelWriteBufferBytes });
   const nats = await connectRoles({
     url: natsServer.url,
     replicas: config.replicas,

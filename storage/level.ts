@@ -11,9 +11,15 @@ export type Sublevel<V> = ReturnType<JsonLevel['sublevel']> & { get(key: string)
  */
 const OPEN_TABLES = 128;
 
-/** Opens the node's LevelDB (snapshots and the read model). One process owns a directory. */
-export async function openLevel(dir: string): Promise<JsonLevel> {
-  const db = new Level<string, unknown>(dir, { valueEncoding: 'json', maxOpenFiles: OPEN_TABLES });
+/**
+ * Opens a LevelDB (the node's: the read model and the Agent Stream's store; the mock rail's; the blob index).
+ * One process owns a directory. `writeBufferBytes`: the size of its memtable (LevelDB's default 4 MiB); a
+ * busy database wants more (PACT_LEVELDB_WRITE_BUFFER_BYTES, docs/ARCHITECTURE.md, Speed).
+ */
+export async function openLevel(dir: string, { writeBufferBytes }: { writeBufferBytes?: number } = {}): Promise<JsonLevel> {
+  // Left out, not undefined: classic-level reads an undefined size as whatever is in memory.
+  const writeBuffer = writeBufferBytes === undefined ? {} : { writeBufferSize: writeBufferBytes };
+  const db = new Level<string, unknown>(dir, { valueEncoding: 'json', maxOpenFiles: OPEN_TABLES, ...writeBuffer });
   await db.open();
   const secondNames = await SecondNames.keep(dir);
   if (secondNames) db.attachResource(secondNames); // closed, and its sweep ended, before the database closes
