@@ -1,11 +1,16 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { randomBytes } from 'node:crypto';
+import { readdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { generateKeyPair } from '../../protocol/sign.js';
 import { loadConfig } from '../../runtime/config.js';
 import { openLevel, type JsonLevel } from '../../storage/level.js';
+import { twoPartySpec } from '../support/pacts.js';
+import { Stack } from '../support/stack.js';
+import { until } from '../support/until.js';
 
 /** About 6 MiB of values, more than LevelDB's default memtable holds. */
 async function writeSixMiB(db: JsonLevel): Promise<void> {
@@ -14,39 +19,53 @@ async function writeSixMiB(db: JsonLevel): Promise<void> {
   }
 }
 
-/**
- * Tables at any level once LevelDB's background flush is done (it flushes a full memtable as soon as it can,
- * to level 0 or, in an empty database, further down).
- */
-async function tables(db: JsonLevel): Promise<number> {
-  await new Promise((resolve) => setTimeout(resolve, 500));
-  const levels = Array.from({ length: 7 }, (_, level) => Number(db.getProperty(`leveldb.num-files-at-level${level}`)));
-  return levels.reduce((sum, count) => sum + count, 0);
-}
+/** The database's write-ahead logs: LevelDB starts a new one the moment its memtable is full. */
+const logsIn = (dir: string) => readdirSync(dir).filter((name) => name.endsWith('.log')).sort().join();
 
-async function tablesAfterSixMiB(writeBufferBytes?: number): Promise<number> {
+async function memtableFilledBySixMiB(writeBufferBytes?: number): Promise<boolean> {
   const root = await mkdtemp(join(tmpdir(), 'level-'));
-  const db = await openLevel(join(root, 'db'), writeBufferBytes === undefined ? {} : { writeBufferBytes });
+  const dir = join(root, 'db');
+  const db = await openLevel(dir, writeBufferBytes === undefined ? {} : { writeBufferBytes });
   try {
+    const before = logsIn(dir);
     await writeSixMiB(db);
-    return await tables(db);
+    return logsIn(dir) !== before;
   } finally {
     await db.close();
     await rm(root, { recursive: true, force: true });
   }
 }
 
-test('a database opened with a larger write buffer keeps in its memtable what the default flushes to a table', async () => {
-  assert.ok((await tablesAfterSixMiB()) >= 1, 'the default 4 MiB memtable was flushed');
-  assert.is(await tablesAfterSixMiB(16 * 2 ** 20), 0);
+test('a database opened with a larger write buffer holds in its memtable what fills the default one', async () => {
+  assert.ok(await memtableFilledBySixMiB(), 'the default 4 MiB memtable filled');
+  assert.not.ok(await memtableFilledBySixMiB(16 * 2 ** 20), 'a 16 MiB memtable did not');
 });
 
 test('PACT_LEVELDB_WRITE_BUFFER_BYTES: 8 MiB by default, and a size LevelDB would not keep to stops the start', () => {
   assert.is(loadConfig({}).levelWriteBufferBytes, 8 * 2 ** 20);
+  assert.is(loadConfig({ PACT_LEVELDB_WRITE_BUFFER_BYTES: '' }).levelWriteBufferBytes, 8 * 2 ** 20);
   assert.is(loadConfig({ PACT_LEVELDB_WRITE_BUFFER_BYTES: '16777216' }).levelWriteBufferBytes, 16 * 2 ** 20);
-  assert.throws(() => loadConfig({ PACT_LEVELDB_WRITE_BUFFER_BYTES: '1024' }), /PACT_LEVELDB_WRITE_BUFFER_BYTES must be between/);
-  assert.throws(() => loadConfig({ PACT_LEVELDB_WRITE_BUFFER_BYTES: String(2 ** 31) }), /PACT_LEVELDB_WRITE_BUFFER_BYTES must be between/);
+  for (const tooFar of ['0', '65535', String(2 ** 30 + 1)]) {
+    assert.throws(() => loadConfig({ PACT_LEVELDB_WRITE_BUFFER_BYTES: tooFar }), /PACT_LEVELDB_WRITE_BUFFER_BYTES must be between 65536 and 1073741824/);
+  }
   assert.throws(() => loadConfig({ PACT_LEVELDB_WRITE_BUFFER_BYTES: 'big' }), /non-negative integer/);
+});
+
+test('the service opens its read model with PACT_LEVELDB_WRITE_BUFFER_BYTES', async () => {
+  // 64 KiB: a few dozen creates fill it, where the default 8 MiB holds thousands.
+  const stack = await Stack.start({ env: { PACT_LEVELDB_WRITE_BUFFER_BYTES: '65536' } });
+  try {
+    const dir = join(stack.dataDir, 'leveldb');
+    const before = logsIn(dir);
+    for (let i = 0; i < 40; i++) {
+      const [a, b] = [generateKeyPair(), generateKeyPair()];
+      assert.is((await stack.client.create(a, twoPartySpec(a, b))).status, 200);
+    }
+    // the read model is written in batches just after the answers
+    await until(() => logsIn(dir) !== before, 'the read model filled a 64 KiB memtable', 10_000);
+  } finally {
+    await stack.stop();
+  }
 });
 
 test.run();
