@@ -102,7 +102,8 @@ export interface HttpLimits {
 
 function integer(name: string, fallback: number, env: NodeJS.ProcessEnv): number {
   const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
+  // Blank is unset: Number(' ') is 0, which would turn a limit off unseen.
+  if (raw === undefined || raw.trim() === '') return fallback;
   const value = Number(raw);
   if (!Number.isSafeInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer, got ${raw}`);
   return value;
