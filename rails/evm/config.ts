@@ -55,9 +55,14 @@ export function evmConfig(env: NodeJS.ProcessEnv): EvmConfig | undefined {
     },
     networkV1: env.PACT_X402_NETWORK_V1 || undefined,
     escrowKey: privateKeyFrom(need('PACT_ESCROW_KEY_FILE')),
-    minGasWei: BigInt(env.PACT_EVM_MIN_GAS_WEI || '1000000000000000'),
+    minGasWei: wei('PACT_EVM_MIN_GAS_WEI', env.PACT_EVM_MIN_GAS_WEI?.trim() || '1000000000000000'),
     pollingIntervalMs: positive('PACT_EVM_POLL_MS', env.PACT_EVM_POLL_MS || '1000'),
   };
+}
+
+function wei(name: string, text: string): bigint {
+  if (!/^\d+$/.test(text)) throw new Error(`${name} must be a non-negative integer (wei), got ${text}`);
+  return BigInt(text);
 }
 
 function positive(name: string, text: string): number {

@@ -59,4 +59,15 @@ test('the escrow key file: one 32-byte hex key, with or without 0x; anything els
   }
 });
 
+test('PACT_EVM_MIN_GAS_WEI: a whole number of wei, its default when blank; anything else is refused, naming it', () => {
+  withKeyFile(KEY, (file) => {
+    assert.is(evmConfig(env(file))!.minGasWei, 10n ** 15n);
+    assert.is(evmConfig({ ...env(file), PACT_EVM_MIN_GAS_WEI: ' ' })!.minGasWei, 10n ** 15n);
+    assert.is(evmConfig({ ...env(file), PACT_EVM_MIN_GAS_WEI: '5000' })!.minGasWei, 5000n);
+    for (const bad of ['-1', '1.5', '0x10', 'lots']) {
+      assert.throws(() => evmConfig({ ...env(file), PACT_EVM_MIN_GAS_WEI: bad }), new RegExp(`PACT_EVM_MIN_GAS_WEI must be a non-negative integer \\(wei\\), got ${bad.replace('.', '\\.')}`), bad);
+    }
+  });
+});
+
 test.run();
