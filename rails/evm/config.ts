@@ -51,12 +51,12 @@ export function evmConfig(env: NodeJS.ProcessEnv): EvmConfig | undefined {
       asset: env.PACT_X402_ASSET || 'USDC',
       name: env.PACT_X402_TOKEN_NAME || 'USDC',
       version: env.PACT_X402_TOKEN_VERSION || '2',
-      decimals: positive('PACT_X402_TOKEN_DECIMALS', env.PACT_X402_TOKEN_DECIMALS || '6'),
+      decimals: positive('PACT_X402_TOKEN_DECIMALS', env.PACT_X402_TOKEN_DECIMALS?.trim() || '6'),
     },
     networkV1: env.PACT_X402_NETWORK_V1 || undefined,
     escrowKey: privateKeyFrom(need('PACT_ESCROW_KEY_FILE')),
     minGasWei: wei('PACT_EVM_MIN_GAS_WEI', env.PACT_EVM_MIN_GAS_WEI?.trim() || '1000000000000000'),
-    pollingIntervalMs: positive('PACT_EVM_POLL_MS', env.PACT_EVM_POLL_MS || '1000'),
+    pollingIntervalMs: positive('PACT_EVM_POLL_MS', env.PACT_EVM_POLL_MS?.trim() || '1000'),
   };
 }
 

@@ -61,12 +61,23 @@ test('the escrow key file: one 32-byte hex key, with or without 0x; anything els
 
 test('PACT_EVM_MIN_GAS_WEI: a whole number of wei, its default when blank; anything else is refused, naming it', () => {
   withKeyFile(KEY, (file) => {
+    const minGas = (value: string) => evmConfig({ ...env(file), PACT_EVM_MIN_GAS_WEI: value })!.minGasWei;
     assert.is(evmConfig(env(file))!.minGasWei, 10n ** 15n);
-    assert.is(evmConfig({ ...env(file), PACT_EVM_MIN_GAS_WEI: ' ' })!.minGasWei, 10n ** 15n);
-    assert.is(evmConfig({ ...env(file), PACT_EVM_MIN_GAS_WEI: '5000' })!.minGasWei, 5000n);
-    for (const bad of ['-1', '1.5', '0x10', 'lots']) {
-      assert.throws(() => evmConfig({ ...env(file), PACT_EVM_MIN_GAS_WEI: bad }), new RegExp(`PACT_EVM_MIN_GAS_WEI must be a non-negative integer \\(wei\\), got ${bad.replace('.', '\\.')}`), bad);
+    assert.is(minGas(' '), 10n ** 15n);
+    assert.is(minGas('0'), 0n);
+    assert.is(minGas(' 5000 '), 5000n);
+    for (const bad of ['-1', '1.5', '0x10', '1e15', 'lots']) {
+      assert.throws(() => minGas(bad), (error: Error) => error.message === `PACT_EVM_MIN_GAS_WEI must be a non-negative integer (wei), got ${bad}`, bad);
     }
+  });
+});
+
+test('PACT_EVM_POLL_MS and PACT_X402_TOKEN_DECIMALS take their defaults when blank', () => {
+  withKeyFile(KEY, (file) => {
+    const config = evmConfig({ ...env(file), PACT_EVM_POLL_MS: ' ', PACT_X402_TOKEN_DECIMALS: ' ' })!;
+    assert.is(config.pollingIntervalMs, 1000);
+    assert.is(config.token.decimals, 6);
+    assert.throws(() => evmConfig({ ...env(file), PACT_EVM_POLL_MS: '0' }), /PACT_EVM_POLL_MS must be a positive integer, got 0/);
   });
 });
 

@@ -8,6 +8,7 @@ test('a numeric setting left blank takes its default, as one left out does', () 
     assert.is(loadConfig({ PACT_READ_CACHE_BYTES: blank }).readCacheBytes, 32 * 2 ** 20);
   }
   assert.is(loadConfig({ PACT_RATE_LIMIT_PULLS: '0' }).pullsPerMinute, 0, 'an explicit 0 still turns it off');
+  assert.is(loadConfig({ PACT_RATE_LIMIT_PULLS: ' 5 ' }).pullsPerMinute, 5);
 });
 
 test('a numeric setting that is not a non-negative integer stops the start, naming what it got', () => {
