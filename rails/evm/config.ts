@@ -41,6 +41,8 @@ export function evmConfig(env: NodeJS.ProcessEnv): EvmConfig | undefined {
     if (!value) throw new Error(`${name} is required when PACT_X402_RPC_URL is set`);
     return value;
   };
+  /** A number's text as set, or `fallback` when it is unset or blank. */
+  const numberText = (name: string, fallback: string) => env[name]?.trim() || fallback;
   const tokenAddress = need('PACT_X402_TOKEN');
   if (!EvmAddress.validate(tokenAddress)) throw new Error(`PACT_X402_TOKEN is not an address: ${tokenAddress}`);
   return {
@@ -51,12 +53,12 @@ export function evmConfig(env: NodeJS.ProcessEnv): EvmConfig | undefined {
       asset: env.PACT_X402_ASSET || 'USDC',
       name: env.PACT_X402_TOKEN_NAME || 'USDC',
       version: env.PACT_X402_TOKEN_VERSION || '2',
-      decimals: positive('PACT_X402_TOKEN_DECIMALS', env.PACT_X402_TOKEN_DECIMALS?.trim() || '6'),
+      decimals: positive('PACT_X402_TOKEN_DECIMALS', numberText('PACT_X402_TOKEN_DECIMALS', '6')),
     },
     networkV1: env.PACT_X402_NETWORK_V1 || undefined,
     escrowKey: privateKeyFrom(need('PACT_ESCROW_KEY_FILE')),
-    minGasWei: wei('PACT_EVM_MIN_GAS_WEI', env.PACT_EVM_MIN_GAS_WEI?.trim() || '1000000000000000'),
-    pollingIntervalMs: positive('PACT_EVM_POLL_MS', env.PACT_EVM_POLL_MS?.trim() || '1000'),
+    minGasWei: wei('PACT_EVM_MIN_GAS_WEI', numberText('PACT_EVM_MIN_GAS_WEI', '1000000000000000')),
+    pollingIntervalMs: positive('PACT_EVM_POLL_MS', numberText('PACT_EVM_POLL_MS', '1000')),
   };
 }
 
