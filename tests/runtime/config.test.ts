@@ -17,4 +17,14 @@ test('a numeric setting that is not a non-negative integer stops the start, nami
   }
 });
 
+test('PACT_LEVELDB_WRITE_BUFFER_BYTES: 8 MiB by default, and a size LevelDB would not keep to stops the start', () => {
+  assert.is(loadConfig({}).levelWriteBufferBytes, 8 * 2 ** 20);
+  assert.is(loadConfig({ PACT_LEVELDB_WRITE_BUFFER_BYTES: '' }).levelWriteBufferBytes, 8 * 2 ** 20);
+  assert.is(loadConfig({ PACT_LEVELDB_WRITE_BUFFER_BYTES: '16777216' }).levelWriteBufferBytes, 16 * 2 ** 20);
+  for (const tooFar of ['0', '65535', String(2 ** 30 + 1)]) {
+    assert.throws(() => loadConfig({ PACT_LEVELDB_WRITE_BUFFER_BYTES: tooFar }), /PACT_LEVELDB_WRITE_BUFFER_BYTES must be between 65536 and 1073741824/);
+  }
+  assert.throws(() => loadConfig({ PACT_LEVELDB_WRITE_BUFFER_BYTES: 'big' }), /non-negative integer/);
+});
+
 test.run();

@@ -6,7 +6,6 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateKeyPair } from '../../protocol/sign.js';
-import { loadConfig } from '../../runtime/config.js';
 import { openLevel, type JsonLevel } from '../../storage/level.js';
 import { twoPartySpec } from '../support/pacts.js';
 import { Stack } from '../support/stack.js';
@@ -25,7 +24,7 @@ const logsIn = (dir: string) => readdirSync(dir).filter((name) => name.endsWith(
 async function memtableFilledBySixMiB(writeBufferBytes?: number): Promise<boolean> {
   const root = await mkdtemp(join(tmpdir(), 'level-'));
   const dir = join(root, 'db');
-  const db = await openLevel(dir, writeBufferBytes === undefined ? {} : { writeBufferBytes });
+  const db = await openLevel(dir, { writeBufferBytes });
   try {
     const before = logsIn(dir);
     await writeSixMiB(db);
@@ -39,16 +38,6 @@ async function memtableFilledBySixMiB(writeBufferBytes?: number): Promise<boolea
 test('a database opened with a larger write buffer holds in its memtable what fills the default one', async () => {
   assert.ok(await memtableFilledBySixMiB(), 'the default 4 MiB memtable filled');
   assert.not.ok(await memtableFilledBySixMiB(16 * 2 ** 20), 'a 16 MiB memtable did not');
-});
-
-test('PACT_LEVELDB_WRITE_BUFFER_BYTES: 8 MiB by default, and a size LevelDB would not keep to stops the start', () => {
-  assert.is(loadConfig({}).levelWriteBufferBytes, 8 * 2 ** 20);
-  assert.is(loadConfig({ PACT_LEVELDB_WRITE_BUFFER_BYTES: '' }).levelWriteBufferBytes, 8 * 2 ** 20);
-  assert.is(loadConfig({ PACT_LEVELDB_WRITE_BUFFER_BYTES: '16777216' }).levelWriteBufferBytes, 16 * 2 ** 20);
-  for (const tooFar of ['0', '65535', String(2 ** 30 + 1)]) {
-    assert.throws(() => loadConfig({ PACT_LEVELDB_WRITE_BUFFER_BYTES: tooFar }), /PACT_LEVELDB_WRITE_BUFFER_BYTES must be between 65536 and 1073741824/);
-  }
-  assert.throws(() => loadConfig({ PACT_LEVELDB_WRITE_BUFFER_BYTES: 'big' }), /non-negative integer/);
 });
 
 test('the service opens its read model with PACT_LEVELDB_WRITE_BUFFER_BYTES', async () => {
