@@ -153,14 +153,22 @@ export class EventStore {
     for (const { seq, received } of kept) this.recentIds.set(received.event.id, seq);
   }
 
-  /** The facets of events after stream sequence `after`, in order, at most `count`, read as they are asked for. */
-  async *facetsAfter(after: number, count: number): AsyncGenerator<{ seq: number; facets: Facets }> {
-    for await (const [key, facets] of this.facets.iterator({ gt: seqKey(after), limit: count })) yield { seq: Number(key), facets };
-  }
-
-  /** Whether the store holds an event after stream sequence `after`. */
-  async hasAfter(after: number): Promise<boolean> {
-    return (await this.facets.keys({ gt: seqKey(after), limit: 1 }).all()).length > 0;
+  /**
+   * The facets of events after stream sequence `after`, in order, at most `count`, read as they are asked
+   * for in chunks: `firstChunk` entries, then twice as many each time. A pull that fills its page at once
+   * reads little more than its page.
+   */
+  async *facetChunks(after: number, count: number, firstChunk: number): AsyncGenerator<{ seq: number; facets: Facets }[]> {
+    const iterator = this.facets.iterator({ gt: seqKey(after), limit: count });
+    try {
+      for (let chunk = firstChunk; ; chunk *= 2) {
+        const entries = await iterator.nextv(chunk);
+        if (entries.length === 0) return;
+        yield entries.map(([key, facets]) => ({ seq: Number(key), facets }));
+      }
+    } finally {
+      await iterator.close();
+    }
   }
 
   /** The texts of the events at these sequences. */

@@ -78,15 +78,18 @@ export async function pullPage(
   const matching: number[] = [];
   let reached = after;
   let read = 0;
-  let full = false;
-  for await (const { seq, facets } of store.facetsAfter(after, SCAN_BOUND)) {
-    reached = seq;
-    read++;
-    if (matches(facets, filter, now) && (await trusted(facets.publisher))) matching.push(seq);
-    if ((full = matching.length === limit)) break;
+  let beyond = false;
+  // One past the bound: an event after a full page, or after the bound, says more is there (the bound
+  // reached with the page not full says more may be).
+  scan: for await (const chunk of store.facetChunks(after, SCAN_BOUND + 1, limit + 1)) {
+    for (const { seq, facets } of chunk) {
+      if ((beyond = matching.length === limit || read === SCAN_BOUND)) break scan;
+      reached = seq;
+      read++;
+      if (matches(facets, filter, now) && (await trusted(facets.publisher))) matching.push(seq);
+    }
   }
-  const hasMore = full ? await store.hasAfter(reached) : read === SCAN_BOUND;
-  return { events: await store.eventTexts(matching), nextCursor: cursorOf(reached), hasMore };
+  return { events: await store.eventTexts(matching), nextCursor: cursorOf(reached), hasMore: beyond || (read === SCAN_BOUND && matching.length < limit) };
 }
 
 /** Whether an event's facets pass every part of the filter (DECISIONS.md, Agent Stream). */
