@@ -1,32 +1,20 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { publicEvent } from '../../client/stream.js';
 import { generateKeyPair } from '../../protocol/sign.js';
-import { openLevel, type JsonLevel } from '../../storage/level.js';
 import { EventStore, HOUR_MS } from '../../stream/event-store.js';
+import { freshEventStoreEach, type EventStoreContext } from '../support/event-store.js';
 
 // The node's event store on a real LevelDB: the quota applied in stream order, and events forgotten after
 // seven days as the stream's maximum age drops them.
 
-const test = suite<{ dir: string; level: JsonLevel; store: EventStore }>('event store');
+const test = suite<EventStoreContext>('event store');
 const T0 = 1_800_000_000_000;
 const key = generateKeyPair();
 const server = generateKeyPair();
 const quota = { perHour: 2, exempt: server.party };
 
-test.before.each(async (context) => {
-  context.dir = mkdtempSync(join(tmpdir(), 'pact-events-'));
-  context.level = await openLevel(context.dir);
-  context.store = new EventStore(context.level);
-  await context.store.open('stream made at T0');
-});
-test.after.each(async ({ dir, level }) => {
-  await level.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+freshEventStoreEach(test);
 
 const received = (publisher = key, receivedAt = T0, n = 0) => {
   const event = publicEvent(publisher, { kind: 'k', channel: 'c', body: { n } }, receivedAt);

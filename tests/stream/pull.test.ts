@@ -1,18 +1,15 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { publicEvent } from '../../client/stream.js';
 import { generateKeyPair } from '../../protocol/sign.js';
-import { openLevel, type JsonLevel } from '../../storage/level.js';
 import { EventStore } from '../../stream/event-store.js';
 import { cursorOf, pullPage, SCAN_BOUND, seqOfCursor, type PullFilter } from '../../stream/pull.js';
+import { freshEventStoreEach, type EventStoreContext } from '../support/event-store.js';
 
 // A pull's page on a real LevelDB event store: what it returns, where its cursor stands and what `hasMore`
 // says, at the page's and the scan bound's edges (the store is read in chunks, not event by event).
 
-const test = suite<{ dir: string; level: JsonLevel; store: EventStore }>('pull page');
+const test = suite<EventStoreContext>('pull page');
 const T0 = 1_800_000_000_000;
 const server = generateKeyPair();
 const quota = { perHour: 1, exempt: server.party };
@@ -21,16 +18,7 @@ const [a, b] = [inChannel('a'), inChannel('b')];
 const onlyA: PullFilter = { public: { channels: ['a'] } };
 const noReputations = async () => new Map<string, number>();
 
-test.before.each(async (context) => {
-  context.dir = mkdtempSync(join(tmpdir(), 'pact-pull-'));
-  context.level = await openLevel(context.dir);
-  context.store = new EventStore(context.level);
-  await context.store.open('stream made at T0');
-});
-test.after.each(async ({ dir, level }) => {
-  await level.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+freshEventStoreEach(test);
 
 /** Stores events at sequences 1..channels.length, each in its channel; an event's text names its sequence. */
 async function fill(store: EventStore, channels: ('a' | 'b')[]): Promise<void> {
