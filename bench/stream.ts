@@ -5,7 +5,7 @@ import type { Stack } from '../tests/support/stack.js';
 import { withJetStream } from './jetstream.js';
 import type { LoadGenerator } from './load-generator.js';
 import { stackProcesses, type Processes } from './processes.js';
-import { cpuLines, failureLines, perSecond, print, routeLines } from './report.js';
+import { answered, cpuLines, failureLines, perSecond, print, routeLines } from './report.js';
 import { settings } from './settings.js';
 import { fixed } from './stats.js';
 import { benchEvent, EVENTS_PER_PUBLISHER } from './worker/events.js';
@@ -54,9 +54,11 @@ async function pullRates(load: LoadGenerator, stack: Stack, clients: Processes):
     const job = { kind: 'reads' as const, url: stack.url, route: 'POST /v0/pull', paths: ['/v0/pull'], bodies: [body], concurrency: settings.readConcurrency };
     await load.run({ ...job, seconds: 1 });
     const pulls = await load.timed({ ...job, seconds: settings.readSeconds }, { ...clients, ...stackProcesses(stack) });
+    const serviceSeconds = pulls.cpu.seconds.get('pact service')!;
     print([
       `pulls of ${PULL_LIMIT} from ${where} of ${last} stored events: ${fixed(perSecond(pulls.measured))} /s = ${fixed(perSecond(pulls.measured) * PULL_LIMIT)} events pulled/s`,
       ...routeLines(pulls.measured).map((line) => `  ${line}`),
+      `  service CPU per pull ${fixed((serviceSeconds * 1e6) / answered(pulls.measured), 1)} µs`,
       ...failureLines('  failures', pulls.measured),
     ]);
   }
