@@ -40,6 +40,22 @@ export async function cpuUsedDuring<T>(processes: Processes, work: () => Promise
   return { result, cpu: { seconds, wallMs }, startedAt };
 }
 
+/**
+ * Waits until `name` of `processes` uses less than a twentieth of a core over a second (work left from
+ * before, such as LevelDB's compactions), at most `maxSeconds`; resolves to the seconds waited.
+ */
+export async function untilIdle(processes: Processes, name: string, maxSeconds = 300): Promise<number> {
+  const started = performance.now();
+  const used = () => cpuSeconds(processes).get(name) ?? 0;
+  for (let before = used(); (performance.now() - started) / 1000 < maxSeconds; ) {
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const now = used();
+    if (now - before < 0.05) break;
+    before = now;
+  }
+  return (performance.now() - started) / 1000;
+}
+
 /** CPU use over several spans, as one. */
 export function addedCpu(a: CpuUse, b: CpuUse): CpuUse {
   const seconds = new Map(a.seconds);

@@ -4,7 +4,7 @@ import { cursorOf, seqOfCursor } from '../stream/pull.js';
 import type { Stack } from '../tests/support/stack.js';
 import { withJetStream } from './jetstream.js';
 import type { LoadGenerator } from './load-generator.js';
-import { stackProcesses, type Processes } from './processes.js';
+import { stackProcesses, untilIdle, type Processes } from './processes.js';
 import { answered, cpuLines, failureLines, perSecond, print, routeLines } from './report.js';
 import { settings } from './settings.js';
 import { fixed } from './stats.js';
@@ -42,6 +42,8 @@ export async function streamPhase(load: LoadGenerator, stack: Stack, clients: Pr
     const started = performance.now();
     await fillStream(stack, settings.streamStored);
     console.log(`\n  stream filled to ${settings.streamStored} events over NATS and projected by the service in ${fixed((performance.now() - started) / 1000)} s`);
+    const waited = await untilIdle(stackProcesses(stack), 'pact service');
+    console.log(`  the service idle (under 5% of a core: LevelDB's compactions of the fill done) after ${fixed(waited)} s more`);
     await pullRates(load, stack, clients);
   }
 }

@@ -88,38 +88,43 @@ export function registerStreamRoutes(app: FastifyInstance, deps: StreamRouteDeps
     }
     const after = await startOf(body, store);
     if (typeof after !== 'number') return sendError(reply, after);
-    const waits = (body.waitSeconds ?? 0) > 0;
-    if (waits && waiting >= deps.stream.pullWaiters) {
+    const waitSeconds = body.waitSeconds ?? 0;
+    if (waitSeconds === 0) return sendPage(reply, await pageAfter(deps, after, body));
+    if (waiting >= deps.stream.pullWaiters) {
       return sendError(reply.header('retry-after', '1'), pactError('rate_limited', 'too many long polls wait on this server; retry shortly'));
     }
     const gone = new AbortController();
-    reply.raw.once('close', () => gone.abort());
-    if (waits) waiting++;
+    const abort = () => gone.abort();
+    reply.raw.once('close', abort);
+    waiting++;
     try {
-      return sendPage(reply, await pullWaiting(deps, after, body, gone.signal));
+      return sendPage(reply, await pullWaiting(deps, after, body, Date.now() + waitSeconds * 1000, gone.signal));
     } finally {
-      if (waits) waiting--;
+      waiting--;
+      reply.raw.off('close', abort); // answered: nothing is left to abort
     }
   });
 }
 
+/** The page of matching events after `after` now. */
+const pageAfter = ({ stream, clock }: StreamRouteDeps, after: number, request: PullRequest) =>
+  pullPage(stream.store, after, request.limit ?? DEFAULT_LIMIT, request.filter ?? {}, clock.now(), stream.reputations);
+
 /**
- * A pull, and with `waitSeconds` a long poll: while nothing matches and nothing more is to be read, it
- * waits for the node's event projector to write new events (published through any node), then pulls again
- * from where it stood, until the wait is over.
+ * A long poll (a pull with `waitSeconds`): while nothing matches and nothing more is to be read, it waits
+ * for the node's event projector to write new events (published through any node), then pulls again from
+ * where it stood, until `ends` (epoch ms).
  */
-async function pullWaiting({ stream, clock }: StreamRouteDeps, after: number, request: PullRequest, signal: AbortSignal): Promise<PullPage> {
-  const ends = Date.now() + (request.waitSeconds ?? 0) * 1000;
-  const limit = request.limit ?? DEFAULT_LIMIT;
+async function pullWaiting(deps: StreamRouteDeps, after: number, request: PullRequest, ends: number, signal: AbortSignal): Promise<PullPage> {
   for (;;) {
-    const woken = nextEvents(stream.projector, ends - Date.now(), signal);
-    const page = await pullPage(stream.store, after, limit, request.filter ?? {}, clock.now(), stream.reputations);
+    const woken = nextEvents(deps.stream.projector, ends - Date.now(), signal);
+    const page = await pageAfter(deps, after, request);
     if (page.events.length > 0 || page.hasMore || Date.now() >= ends || signal.aborted) {
       woken.cancel();
       return page;
     }
     after = seqOfCursor(page.nextCursor)!;
-    if (!(await woken.promise)) return pullPage(stream.store, after, limit, request.filter ?? {}, clock.now(), stream.reputations);
+    if (!(await woken.promise)) return pageAfter(deps, after, request);
   }
 }
 

@@ -89,7 +89,7 @@ export async function pullPage(
       if (matches(facets, filter, now) && (await trusted(facets.publisher))) matching.push(seq);
     }
   }
-  return { events: await store.eventTexts(matching), nextCursor: cursorOf(reached), hasMore: beyond || (read === SCAN_BOUND && matching.length < limit) };
+  return { events: store.eventTexts(matching), nextCursor: cursorOf(reached), hasMore: beyond || (read === SCAN_BOUND && matching.length < limit) };
 }
 
 /** Whether an event's facets pass every part of the filter (DECISIONS.md, Agent Stream). */

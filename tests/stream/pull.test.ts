@@ -21,9 +21,12 @@ const noReputations = async () => new Map<string, number>();
 freshEventStoreEach(test);
 
 /** Stores events at sequences 1..channels.length, each in its channel; an event's text names its sequence. */
-async function fill(store: EventStore, channels: ('a' | 'b')[]): Promise<void> {
-  const events = channels.map((channel, i) => ({ seq: i + 1, ...(channel === 'a' ? a : b), text: `${i + 1}` }));
-  await store.putAll(events, events.length, quota);
+const fill = (store: EventStore, channels: ('a' | 'b')[]) => putAt(store, channels.map((_, i) => i + 1), channels);
+
+/** Stores events in channel `a` (or as `channels` says) at `seqs`, the stream read to the last of them. */
+async function putAt(store: EventStore, seqs: number[], channels: ('a' | 'b')[] = seqs.map(() => 'a')): Promise<void> {
+  const events = seqs.map((seq, i) => ({ seq, ...(channels[i] === 'a' ? a : b), text: `${seq}` }));
+  await store.putAll(events, seqs.at(-1)!, quota);
 }
 
 async function pull(store: EventStore, after: number, limit: number, filter: PullFilter = {}) {
@@ -60,6 +63,19 @@ test(`a page filled by the ${SCAN_BOUND}th event read says more only when an eve
   assert.equal(await pull(store, 0, 1, onlyA), { seqs: [SCAN_BOUND], reached: SCAN_BOUND, hasMore: false });
   await fill(store, [...times(SCAN_BOUND - 1, 'b'), 'a', 'b']);
   assert.equal(await pull(store, 0, 1, onlyA), { seqs: [SCAN_BOUND], reached: SCAN_BOUND, hasMore: true });
+});
+
+test('gaps in the stored sequences (events not kept, or forgotten) are read past', async ({ level, store }) => {
+  const kept = [3, 4, 5, 9, 10, 40, 41];
+  await putAt(store, kept);
+  assert.equal(await pull(store, 0, 50), { seqs: kept, reached: 41, hasMore: false });
+  assert.equal(await pull(store, 5, 2), { seqs: [9, 10], reached: 10, hasMore: true });
+  assert.equal(await pull(store, 10, 50), { seqs: [40, 41], reached: 41, hasMore: false });
+  const reopened = new EventStore(level);
+  await reopened.open('stream made at T0');
+  assert.equal(await pull(reopened, 4, 50), { seqs: [5, 9, 10, 40, 41], reached: 41, hasMore: false }, 'a store opened again knows how far it read');
+  await putAt(reopened, [42, 43]);
+  assert.equal(await pull(reopened, 41, 50), { seqs: [42, 43], reached: 43, hasMore: false });
 });
 
 test('a cursor past everything stored reads nothing and stays where it is', async ({ store }) => {
