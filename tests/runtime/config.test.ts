@@ -17,6 +17,12 @@ test('a numeric setting that is not a non-negative integer stops the start, nami
   }
 });
 
+test('a numeric setting is read as JavaScript reads a number: exponents and hexadecimal are whole numbers too', () => {
+  assert.is(loadConfig({ PACT_JOURNAL_MAX_BYTES: '8e9' }).journalMaxBytes, 8_000_000_000);
+  assert.is(loadConfig({ PACT_RATE_LIMIT_PULLS: '0x10' }).pullsPerMinute, 16);
+  assert.throws(() => loadConfig({ PACT_RATE_LIMIT_PULLS: '1e-3' }), /non-negative integer/);
+});
+
 test('PACT_LEVELDB_WRITE_BUFFER_BYTES: 8 MiB by default, and a size LevelDB would not keep to stops the start', () => {
   assert.is(loadConfig({}).levelWriteBufferBytes, 8 * 2 ** 20);
   assert.is(loadConfig({ PACT_LEVELDB_WRITE_BUFFER_BYTES: '' }).levelWriteBufferBytes, 8 * 2 ** 20);
