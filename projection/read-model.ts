@@ -352,7 +352,7 @@ export class ReadModel {
       const pact = await this.summaries.get(id);
       return pact && matchesAll(pact, filter) ? pact : undefined;
     };
-    const page = await pageByTime(positionsUnder(this.index, prefix, filter.since), accept, filter.limit);
+    const page = await pageByTime(positionsUnder(this.index, prefix, filter.since, filter.limit + 1), accept, filter.limit);
     return { pacts: page.items, nextSince: page.nextSince };
   }
 }

@@ -1,3 +1,5 @@
+import { inChunks, type ChunkedIterator } from '../storage/chunked-reads.js';
+
 /** Index keys of things listed by time: `<prefix><15-digit milliseconds>!<id>`. */
 export const pad = (ms: number) => String(ms).padStart(15, '0');
 
@@ -56,7 +58,14 @@ export async function pageByTime<P extends Position, T>(positions: AsyncIterable
   return { items: found.map((f) => f.item), nextSince: null };
 }
 
-/** The positions under one prefix of an index, in time order. */
-export async function* positionsUnder(index: { iterator(range: { gt: string; lt: string }): AsyncIterable<[string, string]> }, prefix: string, since: number | undefined): AsyncGenerator<Position> {
-  for await (const [key, value] of index.iterator(rangeAfter(prefix, since))) yield positionOf(key.slice(prefix.length), value);
+/** The positions under one prefix of an index, in time order, read `firstChunk` at first (see `inChunks`). */
+export async function* positionsUnder(
+  index: { iterator(range: { gt: string; lt: string }): ChunkedIterator<[string, string]> },
+  prefix: string,
+  since: number | undefined,
+  firstChunk: number,
+): AsyncGenerator<Position> {
+  for await (const entries of inChunks(index.iterator(rangeAfter(prefix, since)), firstChunk)) {
+    for (const [key, value] of entries) yield positionOf(key.slice(prefix.length), value);
+  }
 }

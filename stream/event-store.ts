@@ -1,5 +1,6 @@
 import type { AbstractBatchOperation } from 'abstract-level';
 import { BoundedMap } from '../storage/bounded-map.js';
+import { inChunks } from '../storage/chunked-reads.js';
 import type { JsonLevel } from '../storage/level.js';
 import { pad } from '../projection/time-pages.js';
 import type { StreamEvent } from './event.js';
@@ -171,16 +172,8 @@ export class EventStore {
     if (run.length > 0) yield run;
     const last = run.at(-1)?.seq ?? after;
     if (last >= this.position || run.length === count) return;
-    const iterator = this.facets.iterator({ gt: seqKey(last), limit: count - run.length });
-    try {
-      for (let chunk = firstChunk; ; chunk *= 2) {
-        const entries = await iterator.nextv(chunk);
-        if (entries.length === 0) return;
-        yield entries.map(([key, facets]) => ({ seq: Number(key), facets }));
-      }
-    } finally {
-      await iterator.close();
-    }
+    const rest = this.facets.iterator({ gt: seqKey(last), limit: count - run.length });
+    for await (const entries of inChunks(rest, firstChunk)) yield entries.map(([key, facets]) => ({ seq: Number(key), facets }));
   }
 
   /** The facets of `after + 1`, `after + 2`, … up to the first not stored or the position, at most `most`. */

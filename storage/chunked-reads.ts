@@ -1,0 +1,28 @@
+/** What `inChunks` needs of a LevelDB iterator. */
+export interface ChunkedIterator<T> {
+  nextv(size: number): Promise<T[]>;
+  close(): Promise<void>;
+}
+
+/**
+ * The most entries asked for at once, as classic-level's own `for await` asks: LevelDB's binding makes room
+ * for as many as are asked for, and a chunk often comes back short (at 16 KiB), so doubling alone would not stop.
+ */
+const MAX_CHUNK = 1_000;
+
+/**
+ * The entries of `iterator` in chunks: `firstChunk`, then twice as many each time up to MAX_CHUNK, until it
+ * ends; closed when done or abandoned. A reader that stops after a page reads little more than its page, where
+ * `for await` on a classic-level iterator fetches one entry, then a thousand.
+ */
+export async function* inChunks<T>(iterator: ChunkedIterator<T>, firstChunk: number): AsyncGenerator<T[]> {
+  try {
+    for (let chunk = firstChunk; ; chunk = Math.min(2 * chunk, MAX_CHUNK)) {
+      const entries = await iterator.nextv(chunk);
+      if (entries.length === 0) return;
+      yield entries;
+    }
+  } finally {
+    await iterator.close();
+  }
+}
