@@ -96,6 +96,7 @@ export function registerStreamRoutes(app: FastifyInstance, deps: StreamRouteDeps
     const gone = new AbortController();
     const abort = () => gone.abort();
     reply.raw.once('close', abort);
+    if (request.raw.socket.destroyed) abort(); // the client left while the pull's start was read
     waiting++;
     try {
       return sendPage(reply, await pullWaiting(deps, after, body, Date.now() + waitSeconds * 1000, gone.signal));
@@ -118,7 +119,10 @@ const pageAfter = ({ stream, clock }: StreamRouteDeps, after: number, request: P
 async function pullWaiting(deps: StreamRouteDeps, after: number, request: PullRequest, ends: number, signal: AbortSignal): Promise<PullPage> {
   for (;;) {
     const woken = nextEvents(deps.stream.projector, ends - Date.now(), signal);
-    const page = await pageAfter(deps, after, request);
+    const page = await pageAfter(deps, after, request).catch((error: unknown) => {
+      woken.cancel();
+      throw error;
+    });
     if (page.events.length > 0 || page.hasMore || Date.now() >= ends || signal.aborted) {
       woken.cancel();
       return page;

@@ -74,7 +74,11 @@ export class EventStore {
   /** In-memory copies of the newest `ids` and `hours` entries: what publishing asks about most. */
   private readonly recentIds = new BoundedMap<string, number>(RECENT_IDS);
   private readonly recentHours = new BoundedMap<string, number>(RECENT_HOURS);
-  /** The stream position the store has read to (what `checkpoint` resolves to), known in memory once open. */
+  /**
+   * The stream position the store has read to (what `checkpoint` resolves to), known in memory once open:
+   * `putAll` moves both, so this instance must be the only one writing its LevelDB (the node's event
+   * projector's). A pull reads no further than it.
+   */
   private position = 0;
 
   constructor(private readonly level: JsonLevel) {
@@ -91,14 +95,13 @@ export class EventStore {
   async open(streamCreated: string): Promise<void> {
     await Promise.all(this.sublevels.map((sublevel) => sublevel.open())); // before any synchronous read
     const made = `${streamCreated} layout ${LAYOUT}`;
-    if ((await this.meta.get('stream')) === made) {
-      this.position = await this.checkpoint();
-      return;
+    if ((await this.meta.get('stream')) !== made) {
+      for (const sublevel of this.sublevels) await sublevel.clear();
+      this.recentIds.clear();
+      this.recentHours.clear();
+      await this.meta.put('stream', made);
     }
-    for (const sublevel of this.sublevels) await sublevel.clear();
-    this.recentIds.clear();
-    this.recentHours.clear();
-    await this.meta.put('stream', made);
+    this.position = await this.checkpoint();
   }
 
   async checkpoint(): Promise<number> {
@@ -162,10 +165,11 @@ export class EventStore {
 
   /**
    * The facets of events after stream sequence `after`, in order, at most `count`, read as they are asked
-   * for in chunks: `firstChunk` entries, then twice as many each time. The first chunk is read key by key
-   * while the sequences follow on without a gap (a synchronous read from LevelDB's caches costs a few
-   * microseconds, an asynchronous one tens on the main thread, for the hand-off to libuv's pool); past a
-   * gap an iterator seeks on. A pull that fills its page at once reads little more than its page.
+   * for in chunks. The first, of at most `firstChunk`, is read key by key while the sequences follow on
+   * without a gap (a synchronous read from LevelDB's caches costs a few microseconds, an asynchronous one
+   * tens on the main thread, for the hand-off to libuv's pool). Past a gap, or past a full first chunk, an
+   * iterator seeks on (`inChunks`: `firstChunk` entries, then twice as many each time). A pull that fills
+   * its page at once reads little more than its page.
    */
   async *facetChunks(after: number, count: number, firstChunk: number): AsyncGenerator<{ seq: number; facets: Facets }[]> {
     const run = this.facetsFollowing(after, Math.min(count, firstChunk));

@@ -58,7 +58,8 @@ export async function startOf(request: PullRequest, store: EventStore): Promise<
 
 /**
  * Matching events after stream sequence `after`, at most `limit`, reading at most SCAN_BOUND events.
- * `hasMore` says more may match past `nextCursor` now (a full page, or the bound reached).
+ * `hasMore` says an event is stored past `nextCursor` now (after a full page, or past the bound), so more
+ * may match.
  */
 export async function pullPage(
   store: EventStore,
@@ -78,18 +79,17 @@ export async function pullPage(
   const matching: number[] = [];
   let reached = after;
   let read = 0;
-  let beyond = false;
-  // One past the bound: an event after a full page, or after the bound, says more is there (the bound
-  // reached with the page not full says more may be).
-  scan: for await (const chunk of store.facetChunks(after, SCAN_BOUND + 1, limit + 1)) {
+  const page = (hasMore: boolean): PullPage => ({ events: store.eventTexts(matching), nextCursor: cursorOf(reached), hasMore });
+  // Facets are asked for one event past a full page and past the bound: whether it exists is `hasMore`.
+  for await (const chunk of store.facetChunks(after, SCAN_BOUND + 1, limit + 1)) {
     for (const { seq, facets } of chunk) {
-      if ((beyond = matching.length === limit || read === SCAN_BOUND)) break scan;
+      if (matching.length === limit || read === SCAN_BOUND) return page(true);
       reached = seq;
       read++;
       if (matches(facets, filter, now) && (await trusted(facets.publisher))) matching.push(seq);
     }
   }
-  return { events: store.eventTexts(matching), nextCursor: cursorOf(reached), hasMore: beyond || (read === SCAN_BOUND && matching.length < limit) };
+  return page(false);
 }
 
 /** Whether an event's facets pass every part of the filter (DECISIONS.md, Agent Stream). */

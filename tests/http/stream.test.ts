@@ -186,6 +186,20 @@ test('a long poll wakes when a matching event is published, and ends empty at it
   assert.equal(ended.body.events, []);
 });
 
+test('a long poll whose client leaves gives its place back at once', async ({ stack }) => {
+  const filter = { public: { channels: [channel()] } };
+  const leaving = new AbortController();
+  const longPoll = () =>
+    fetch(`${stack.url}/v0/pull`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ waitSeconds: 30, filter }), signal: leaving.signal }).catch(() => 'left');
+  const waiting = [longPoll(), longPoll()];
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  assert.is((await stack.client.pull({ waitSeconds: 1, filter })).status, 429, 'both places taken');
+  leaving.abort();
+  assert.equal(await Promise.all(waiting), ['left', 'left']);
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  assert.is((await stack.client.pull({ waitSeconds: 1, filter })).status, 200, 'not held for the 30 s the leavers asked');
+});
+
 test('at most PACT_PULL_WAITERS long polls wait at once (429, Retry-After); a pull that does not wait is answered', async ({ stack }) => {
   const filter = { public: { channels: [channel()] } };
   const waiting = [stack.client.pull({ waitSeconds: 2, filter }), stack.client.pull({ waitSeconds: 2, filter })];
