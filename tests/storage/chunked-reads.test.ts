@@ -32,6 +32,14 @@ test('chunks double from the first up to a thousand, also when they come back sh
   assert.ok(iterator.closed);
 });
 
+test('a first chunk is asked for as at least one entry and at most a thousand', async () => {
+  for (const [first, asked] of [[0, 1], [5_000, 1_000]] as const) {
+    const iterator = counting(10, 10);
+    for await (const _ of inChunks(iterator, first)) break;
+    assert.is(iterator.asked[0], asked);
+  }
+});
+
 test('a reader that stops early reads one chunk and closes the iterator', async () => {
   const iterator = counting(5_000, 5_000);
   for await (const chunk of inChunks(iterator, 51)) {
