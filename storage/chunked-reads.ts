@@ -11,9 +11,9 @@ export interface ChunkedIterator<T> {
 const MAX_CHUNK = 1_000;
 
 /**
- * The entries of `iterator` in chunks: `firstChunk` (at least 1, at most MAX_CHUNK), then twice as many each time up to MAX_CHUNK, until it
- * ends; closed when done or abandoned. A reader that stops after a page reads little more than its page, where
- * `for await` on a classic-level iterator fetches one entry, then a thousand.
+ * The entries of `iterator` in chunks: `firstChunk` (at least 1), then twice as many each time, at most
+ * MAX_CHUNK, until it ends; closed when done or abandoned. A reader that stops after a page reads little more
+ * than its page, where `for await` on a classic-level iterator fetches one entry, then a thousand.
  */
 export async function* inChunks<T>(iterator: ChunkedIterator<T>, firstChunk: number): AsyncGenerator<T[]> {
   try {
