@@ -78,4 +78,7 @@ export function childNamed(command: string): number {
 }
 
 /** The service process of a running stack and its nats-server (the only nats-server this process starts). */
-export const stackProcesses = (stack: Stack): Processes => ({ 'pact service': stack.serverPid!, 'nats-server': childNamed('nats-server') });
+/** The name the report gives the service's process. */
+export const SERVICE_PROCESS = 'pact service';
+
+export const stackProcesses = (stack: Stack): Processes => ({ [SERVICE_PROCESS]: stack.serverPid!, 'nats-server': childNamed('nats-server') });

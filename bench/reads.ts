@@ -3,7 +3,7 @@ import { using } from './cleanup.js';
 import { startBareServer } from './children.js';
 import type { Measured } from './jobs.js';
 import type { LoadGenerator } from './load-generator.js';
-import { addedCpu, stackProcesses, type CpuUse, type Processes } from './processes.js';
+import { addedCpu, SERVICE_PROCESS, stackProcesses, type CpuUse, type Processes } from './processes.js';
 import { answered, cpuLines, failureLines, perSecond, print, routeLines } from './report.js';
 import { settings } from './settings.js';
 import { fixed } from './stats.js';
@@ -48,14 +48,14 @@ export async function besideBare(load: LoadGenerator, stack: Stack, clients: Pro
     () => startBareServer(body),
     (server) => server.stop(),
     async (bare) => {
-      const service: Side = { url: stack.url, processes: { ...clients, ...stackProcesses(stack) }, server: 'pact service', rounds: [] };
+      const service: Side = { url: stack.url, processes: { ...clients, ...stackProcesses(stack) }, server: SERVICE_PROCESS, rounds: [] };
       const yardstick: Side = { url: bare.url, processes: { ...clients, 'bare Fastify': bare.pid }, server: 'bare Fastify', rounds: [] };
       for (let round = 0; round < ROUNDS; round++) {
         // alternating which goes first also spreads a steady drift of the machine's speed over both
         for (const side of round % 2 === 0 ? [service, yardstick] : [yardstick, service]) await readRound(load, side, read);
       }
       print([
-        ...sideLines('pact service', service),
+        ...sideLines(SERVICE_PROCESS, service),
         ...sideLines(`bare Fastify (one route answering the same ${Buffer.byteLength(body)} bytes)`, yardstick),
         `service ÷ bare  ${fixed(rateOf(service) / rateOf(yardstick), 3)} (all rounds; round by round ${roundRates(service).map((rate, i) => fixed(rate / roundRates(yardstick)[i]!, 3)).join(', ')})`,
         cpuPerRequestLine(service, yardstick),

@@ -4,7 +4,7 @@ import { cursorOf, seqOfCursor } from '../stream/pull.js';
 import type { Stack } from '../tests/support/stack.js';
 import { withJetStream } from './jetstream.js';
 import type { LoadGenerator } from './load-generator.js';
-import { stackProcesses, untilIdle, type Processes } from './processes.js';
+import { SERVICE_PROCESS, stackProcesses, untilIdle, type Processes } from './processes.js';
 import { answered, cpuLines, failureLines, perSecond, print, routeLines } from './report.js';
 import { settings } from './settings.js';
 import { fixed } from './stats.js';
@@ -42,7 +42,7 @@ export async function streamPhase(load: LoadGenerator, stack: Stack, clients: Pr
     const started = performance.now();
     await fillStream(stack, settings.streamStored);
     console.log(`\n  stream filled to ${settings.streamStored} events over NATS and projected by the service in ${fixed((performance.now() - started) / 1000)} s`);
-    const waited = await untilIdle(stackProcesses(stack), 'pact service');
+    const waited = await untilIdle(stackProcesses(stack), SERVICE_PROCESS);
     console.log(`  the service idle (under 5% of a core: LevelDB's compactions of the fill done) after ${fixed(waited)} s more`);
     await pullRates(load, stack, clients);
   }
@@ -56,7 +56,7 @@ async function pullRates(load: LoadGenerator, stack: Stack, clients: Processes):
     const job = { kind: 'reads' as const, url: stack.url, route: 'POST /v0/pull', paths: ['/v0/pull'], bodies: [body], concurrency: settings.readConcurrency };
     await load.run({ ...job, seconds: 1 });
     const pulls = await load.timed({ ...job, seconds: settings.readSeconds }, { ...clients, ...stackProcesses(stack) });
-    const serviceSeconds = pulls.cpu.seconds.get('pact service')!;
+    const serviceSeconds = pulls.cpu.seconds.get(SERVICE_PROCESS)!;
     print([
       `pulls of ${PULL_LIMIT} from ${where} of ${last} stored events: ${fixed(perSecond(pulls.measured))} /s = ${fixed(perSecond(pulls.measured) * PULL_LIMIT)} events pulled/s`,
       ...routeLines(pulls.measured).map((line) => `  ${line}`),

@@ -1,8 +1,9 @@
+import type { ChunkedIterator } from '../storage/chunked-reads.js';
 import { positionOf, rangeAfter, type Position } from './time-pages.js';
 
 /** What the intersection needs of a LevelDB (sub)level holding an index of time keys. */
 interface Index {
-  iterator(range: { gt: string; lt: string }): { nextv(size: number): Promise<[string, string][]>; close(): Promise<void> };
+  iterator(range: { gt: string; lt: string }): ChunkedIterator<[string, string]>;
   getMany(keys: string[]): Promise<(string | undefined)[]>;
 }
 

@@ -168,8 +168,8 @@ export class EventStore {
    * for in chunks. The first, of at most `firstChunk`, is read key by key while the sequences follow on
    * without a gap (a synchronous read from LevelDB's caches costs a few microseconds, an asynchronous one
    * tens on the main thread, for the hand-off to libuv's pool). Past a gap, or past a full first chunk, an
-   * iterator seeks on (`inChunks`: `firstChunk` entries, then twice as many each time). A pull that fills
-   * its page at once reads little more than its page.
+   * iterator seeks on (`inChunks`: `firstChunk` entries, then twice as many each time, up to 1,000). A
+   * pull that fills its page at once reads little more than its page.
    */
   async *facetChunks(after: number, count: number, firstChunk: number): AsyncGenerator<{ seq: number; facets: Facets }[]> {
     const run = this.facetsFollowing(after, Math.min(count, firstChunk));
