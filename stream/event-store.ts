@@ -4,29 +4,7 @@ import { inChunks } from '../storage/chunked-reads.js';
 import type { JsonLevel } from '../storage/level.js';
 import { pad } from '../projection/time-pages.js';
 import type { StreamEvent } from './event.js';
-
-/** What a pull filters on, kept beside each event so that a pull never parses events it does not return. */
-export interface Facets {
-  privacy: StreamEvent['privacy'];
-  publisher: string;
-  /** Milliseconds. */
-  expiresAt: number;
-  /** When the service took the event, on its clock (milliseconds). */
-  receivedAt: number;
-  /** The event's place among its publisher's events of the same hour (1 for the first). */
-  ordinal: number;
-  channel?: string;
-  kind?: string;
-  tags?: string[];
-  recipients?: string[];
-  keyIds?: string[];
-}
-
-/** An event as the journal holds it: the event and when the service took it. */
-export interface Received {
-  receivedAt: number;
-  event: StreamEvent;
-}
+import { facetsOf, readRecord, recordOf, type Received, type StoredEvent } from './event-record.js';
 
 export const HOUR_MS = 3_600_000;
 /** As long as the JetStream stream keeps an event: the longest an event may live. */
@@ -44,28 +22,22 @@ const hourOf = (ms: number) => Math.floor(ms / HOUR_MS);
 /** Hour first, so that hours past the retention are one range to delete. */
 const hourKeyOf = (publisher: string, at: number) => `${pad(hourOf(at))}!${publisher}`;
 /** The store's key layout: a store of another layout is rebuilt from the stream at start. */
-const LAYOUT = 2;
-
-export function facetsOf({ receivedAt, event }: Received, ordinal: number): Facets {
-  const base = { privacy: event.privacy, publisher: event.publisher, expiresAt: Date.parse(event.expiresAt), receivedAt, ordinal };
-  if (event.privacy === 'private') return { ...base, keyIds: event.audience.map((a) => a.keyId) };
-  return {
-    ...base,
-    kind: event.kind,
-    ...(event.channel !== undefined ? { channel: event.channel } : {}),
-    ...(event.tags ? { tags: event.tags } : {}),
-    ...(event.recipients ? { recipients: event.recipients } : {}),
-  };
-}
+const LAYOUT = 3;
+/** Sublevels of earlier layouts, emptied when the store is rebuilt (layout 2 kept texts and facets apart). */
+const RETIRED_SUBLEVELS = ['events', 'event-facets'];
+/**
+ * What one call of a records iterator may hand back (classic-level's default is 16 KiB): with records of a
+ * few hundred bytes, 16 KiB cut a chunk of 1,000 into some forty calls, each a hand-off to libuv's pool.
+ */
+const ITERATOR_BYTES = 256 * 1024;
 
 /**
- * The node's copy of the Agent Stream in LevelDB, built only from its JetStream stream: each event's text
- * by stream sequence, its facets, its id, the time it was taken, and how many events each publisher had
- * taken in each hour (the publish quota, and `maxPerPublisherPerHour`).
+ * The node's copy of the Agent Stream in LevelDB, built only from its JetStream stream: each event's record
+ * (its facets and text, `event-record.ts`) by stream sequence, its id, the time it was taken, and how many
+ * events each publisher had taken in each hour (the publish quota, and `maxPerPublisherPerHour`).
  */
 export class EventStore {
-  private readonly texts;
-  private readonly facets;
+  private readonly records;
   private readonly ids;
   private readonly times;
   private readonly hours;
@@ -82,13 +54,12 @@ export class EventStore {
   private position = 0;
 
   constructor(private readonly level: JsonLevel) {
-    this.texts = level.sublevel<string, string>('events', { valueEncoding: 'utf8' });
-    this.facets = level.sublevel<string, Facets>('event-facets', { valueEncoding: 'json' });
+    this.records = level.sublevel<string, string>('event-records', { valueEncoding: 'utf8' });
     this.ids = level.sublevel<string, number>('event-ids', { valueEncoding: 'json' });
     this.times = level.sublevel<string, string>('event-times', { valueEncoding: 'utf8' });
     this.hours = level.sublevel<string, number>('event-hours', { valueEncoding: 'json' });
     this.meta = level.sublevel<string, unknown>('event-meta', { valueEncoding: 'json' });
-    this.sublevels = [this.texts, this.facets, this.ids, this.times, this.hours, this.meta];
+    this.sublevels = [this.records, this.ids, this.times, this.hours, this.meta];
   }
 
   /** Opens the store; clears one built from another stream (made anew, or another NATS). */
@@ -97,6 +68,7 @@ export class EventStore {
     const made = `${streamCreated} layout ${LAYOUT}`;
     if ((await this.meta.get('stream')) !== made) {
       for (const sublevel of this.sublevels) await sublevel.clear();
+      for (const name of RETIRED_SUBLEVELS) await this.level.sublevel(name).clear();
       this.recentIds.clear();
       this.recentHours.clear();
       await this.meta.put('stream', made);
@@ -150,8 +122,7 @@ export class EventStore {
       if (ordinal > quota.perHour && received.event.publisher !== quota.exempt) continue;
       counts.set(hourKey, ordinal);
       kept.push({ seq, received, text });
-      operations.push({ type: 'put', key: seqKey(seq), value: text, sublevel: this.texts });
-      operations.push({ type: 'put', key: seqKey(seq), value: facetsOf(received, ordinal), sublevel: this.facets });
+      operations.push({ type: 'put', key: seqKey(seq), value: recordOf(facetsOf(received, ordinal), text), sublevel: this.records });
       operations.push({ type: 'put', key: received.event.id, value: seq, sublevel: this.ids });
       operations.push({ type: 'put', key: `${pad(received.receivedAt)}!${seqKey(seq)}`, value: '', sublevel: this.times });
     }
@@ -164,36 +135,32 @@ export class EventStore {
   }
 
   /**
-   * The facets of events after stream sequence `after`, in order, at most `count`, read as they are asked
-   * for in chunks. The first, of at most `firstChunk`, is read key by key while the sequences follow on
-   * without a gap (a synchronous read from LevelDB's caches costs a few microseconds, an asynchronous one
-   * tens on the main thread, for the hand-off to libuv's pool). Past a gap, or past a full first chunk, an
-   * iterator seeks on (`inChunks`: `firstChunk` entries, then twice as many each time, up to 1,000). A
-   * pull that fills its page at once reads little more than its page.
+   * The events after stream sequence `after`, in order, at most `count`, read as they are asked for in
+   * chunks. The first, of at most `firstChunk`, is read key by key while the sequences follow on without a
+   * gap (a synchronous read from LevelDB's caches costs a few microseconds, an asynchronous one tens on the
+   * main thread, for the hand-off to libuv's pool). Past a gap, or past a full first chunk, an iterator seeks
+   * on (`inChunks`: `firstChunk` entries, then twice as many each time, up to 1,000). A pull that fills its
+   * page at once reads little more than its page.
    */
-  async *facetChunks(after: number, count: number, firstChunk: number): AsyncGenerator<{ seq: number; facets: Facets }[]> {
-    const run = this.facetsFollowing(after, Math.min(count, firstChunk));
+  async *eventChunks(after: number, count: number, firstChunk: number): AsyncGenerator<StoredEvent[]> {
+    const run = this.eventsFollowing(after, Math.min(count, firstChunk));
     if (run.length > 0) yield run;
     const last = run.at(-1)?.seq ?? after;
     if (last >= this.position || run.length === count) return;
-    const rest = this.facets.iterator({ gt: seqKey(last), limit: count - run.length });
-    for await (const entries of inChunks(rest, firstChunk)) yield entries.map(([key, facets]) => ({ seq: Number(key), facets }));
+    const options = { gt: seqKey(last), limit: count - run.length, highWaterMarkBytes: ITERATOR_BYTES }; // the last is classic-level's, passed on by the sublevel
+    const rest = this.records.iterator(options);
+    for await (const entries of inChunks(rest, firstChunk)) yield entries.map(([key, record]) => ({ seq: Number(key), ...readRecord(record) }));
   }
 
-  /** The facets of `after + 1`, `after + 2`, … up to the first not stored or the position, at most `most`. */
-  private facetsFollowing(after: number, most: number): { seq: number; facets: Facets }[] {
-    const run: { seq: number; facets: Facets }[] = [];
+  /** The events at `after + 1`, `after + 2`, … up to the first not stored or the position, at most `most`. */
+  private eventsFollowing(after: number, most: number): StoredEvent[] {
+    const run: StoredEvent[] = [];
     for (let seq = after + 1; run.length < most && seq <= this.position; seq++) {
-      const facets = this.facets.getSync(seqKey(seq));
-      if (facets === undefined) break;
-      run.push({ seq, facets });
+      const record = this.records.getSync(seqKey(seq));
+      if (record === undefined) break;
+      run.push({ seq, ...readRecord(record) });
     }
     return run;
-  }
-
-  /** The texts of the events at these sequences, read synchronously (see `facetChunks`). */
-  eventTexts(seqs: number[]): string[] {
-    return seqs.flatMap((seq) => this.texts.getSync(seqKey(seq)) ?? []);
   }
 
   /**
@@ -219,22 +186,21 @@ export class EventStore {
   async sweepBefore(firstSeq: number, batchSize = 1_000): Promise<number> {
     let swept = 0;
     for (;;) {
-      const entries = await this.facets.iterator({ lt: seqKey(firstSeq), limit: batchSize }).all();
+      const entries = await this.records.iterator({ lt: seqKey(firstSeq), limit: batchSize }).all();
       if (entries.length === 0) return swept;
-      await this.forget(entries.map(([seq, { receivedAt }]) => ({ seq, timeKey: `${pad(receivedAt)}!${seq}` })));
+      await this.forget(entries.map(([seq, record]) => ({ seq, timeKey: `${pad(readRecord(record).facets.receivedAt)}!${seq}` })));
       swept += entries.length;
     }
   }
 
-  /** Deletes events (by their sequence keys) with their facets, time keys and ids, in one batch. */
+  /** Deletes events (by their sequence keys) with their time keys and ids, in one batch. */
   private async forget(events: { seq: string; timeKey: string }[]): Promise<void> {
-    const texts = await this.texts.getMany(events.map(({ seq }) => seq));
-    const ids = texts.flatMap((text) => (text === undefined ? [] : [(JSON.parse(text) as StreamEvent).id]));
+    const records = await this.records.getMany(events.map(({ seq }) => seq));
+    const ids = records.flatMap((record) => (record === undefined ? [] : [(JSON.parse(readRecord(record).text) as StreamEvent).id]));
     await this.level.batch([
       ...events.flatMap(({ seq, timeKey }) => [
         { type: 'del' as const, key: timeKey, sublevel: this.times },
-        { type: 'del' as const, key: seq, sublevel: this.texts },
-        { type: 'del' as const, key: seq, sublevel: this.facets },
+        { type: 'del' as const, key: seq, sublevel: this.records },
       ]),
       ...ids.map((id) => ({ type: 'del' as const, key: id, sublevel: this.ids })),
     ] as never);

@@ -1,5 +1,6 @@
 import { pactError, type PactError } from '../protocol/errors.js';
-import type { EventStore, Facets } from './event-store.js';
+import type { Facets } from './event-record.js';
+import type { EventStore } from './event-store.js';
 
 /** The filter of `POST /v0/pull`, as its schema lets it through. */
 export interface PullFilter {
@@ -31,8 +32,13 @@ export interface PullPage {
 export type Reputations = (publishers: string[]) => Promise<Map<string, number>>;
 
 export const DEFAULT_LIMIT = 50;
-/** A pull reads at most this many events' facets, however selective its filter: then `hasMore` with a cursor past them. */
+/** A pull reads at most this many events, however selective its filter: then `hasMore` with a cursor past them. */
 export const SCAN_BOUND = 1_000;
+/**
+ * …and stops as soon as it has read this much of their text (UTF-16 code units, about bytes), since the
+ * store reads each event's text with its facets: a page of 100 of the largest events (32 KiB) fits under it.
+ */
+export const SCAN_TEXT_BOUND = 4 * 1024 * 1024;
 
 export const cursorOf = (seq: number) => `cur_${Buffer.from(String(seq)).toString('base64url')}`;
 
@@ -57,7 +63,8 @@ export async function startOf(request: PullRequest, store: EventStore): Promise<
 }
 
 /**
- * Matching events after stream sequence `after`, at most `limit`, reading at most SCAN_BOUND events.
+ * Matching events after stream sequence `after`, at most `limit`, reading at most SCAN_BOUND events and
+ * SCAN_TEXT_BOUND of their text.
  * `hasMore` says an event is stored past `nextCursor` now (after a full page, or past the bound), so more
  * may match.
  */
@@ -76,17 +83,19 @@ export async function pullPage(
     if (!known.has(publisher)) known.set(publisher, ((await reputations([publisher])).get(publisher) ?? 0) >= filter.reputation.minimum);
     return known.get(publisher)!;
   };
-  const matching: number[] = [];
+  const matching: string[] = [];
   let reached = after;
   let read = 0;
-  const page = (hasMore: boolean): PullPage => ({ events: store.eventTexts(matching), nextCursor: cursorOf(reached), hasMore });
-  // Facets are asked for one event past a full page and past the bound: whether it exists is `hasMore`.
-  for await (const chunk of store.facetChunks(after, SCAN_BOUND + 1, limit + 1)) {
-    for (const { seq, facets } of chunk) {
-      if (matching.length === limit || read === SCAN_BOUND) return page(true);
+  let textRead = 0;
+  const page = (hasMore: boolean): PullPage => ({ events: matching, nextCursor: cursorOf(reached), hasMore });
+  // Events are asked for one past a full page and past the bound: whether it exists is `hasMore`.
+  for await (const chunk of store.eventChunks(after, SCAN_BOUND + 1, limit + 1)) {
+    for (const { seq, facets, text } of chunk) {
+      if (matching.length === limit || read === SCAN_BOUND || textRead >= SCAN_TEXT_BOUND) return page(true);
       reached = seq;
       read++;
-      if (matches(facets, filter, now) && (await trusted(facets.publisher))) matching.push(seq);
+      textRead += text.length;
+      if (matches(facets, filter, now) && (await trusted(facets.publisher))) matching.push(text);
     }
   }
   return page(false);

@@ -38,9 +38,9 @@ test('events taken more than seven days ago are forgotten', async ({ store }) =>
   assert.is(store.seqOf(recent.received.event.id), 2);
   assert.is(store.takenInHour(key.party, T0), 0, 'the old hour is forgotten');
   assert.is(store.takenInHour(key.party, T0 + 6 * 24 * HOUR_MS), 1);
-  const facets = [];
-  for await (const chunk of store.facetChunks(0, 10, 1)) facets.push(...chunk.map((f) => f.seq));
-  assert.equal(facets, [2]);
+  const kept = [];
+  for await (const chunk of store.eventChunks(0, 10, 1)) kept.push(...chunk.map(({ seq, text }) => ({ seq, text })));
+  assert.equal(kept, [{ seq: 2, text: recent.text }]);
 });
 
 test('events before the stream\'s first sequence (dropped by its byte limit) are forgotten, with their ids and times', async ({ store }) => {
@@ -61,6 +61,24 @@ test('what the store keeps in memory agrees with the disk: a new store on the sa
     assert.equal(batch.map((b) => s.seqOf(b.received.event.id)), [1, 2, undefined]);
     assert.is(s.takenInHour(key.party, T0), 2);
   }
+});
+
+test('a store of an earlier layout is emptied when opened, its retired sublevels with it', async ({ level }) => {
+  const texts = level.sublevel<string, string>('events', { valueEncoding: 'utf8' });
+  const facets = level.sublevel<string, string>('event-facets', { valueEncoding: 'utf8' });
+  const ids = level.sublevel<string, number>('event-ids', { valueEncoding: 'json' });
+  await texts.put('000000000000001', '{}');
+  await facets.put('000000000000001', '{}');
+  await ids.put('evt_old', 1);
+  const meta = level.sublevel<string, unknown>('event-meta', { valueEncoding: 'json' });
+  await meta.put('stream', 'stream made at T1 layout 2');
+  await meta.put('streamSeq', 1);
+  const store = new EventStore(level);
+  await store.open('stream made at T1');
+  assert.equal(await texts.keys().all(), []);
+  assert.equal(await facets.keys().all(), []);
+  assert.is(store.seqOf('evt_old'), undefined);
+  assert.is(await store.checkpoint(), 0);
 });
 
 test.run();

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { publicEvent } from '../../client/stream.js';
 import { generateKeyPair } from '../../protocol/sign.js';
 import { EventStore } from '../../stream/event-store.js';
-import { pullPage, SCAN_BOUND, seqOfCursor, type PullFilter } from '../../stream/pull.js';
+import { pullPage, SCAN_BOUND, SCAN_TEXT_BOUND, seqOfCursor, type PullFilter } from '../../stream/pull.js';
 import { freshEventStoreEach, type EventStoreContext } from '../support/event-store.js';
 
 // A pull's page on a real LevelDB event store: what it returns, where its cursor stands and what `hasMore`
@@ -83,16 +83,36 @@ test('a cursor past everything stored reads nothing and stays where it is', asyn
   assert.equal(await pull(store, 7, 50), { seqs: [], reached: 7, hasMore: false });
 });
 
-test('a page is read with little more than its own facets: the page plus one, key by key, and no iterator', async ({ store }) => {
+test('a page is read with little more than its own events: the page plus one, key by key, and no iterator', async ({ store }) => {
   await fill(store, times(5_000, 'a'));
   const reads = countedReads(store);
   assert.equal((await pull(store, 100, 50)).seqs.length, 50);
-  assert.equal(reads, { facetsRead: 51, iterators: 0 });
+  assert.equal(reads, { eventsRead: 51, iterators: 0, iteratorCalls: 0 });
   assert.equal(await pull(store, 4_980, 50), { seqs: Array.from({ length: 20 }, (_, i) => 4_981 + i), reached: 5_000, hasMore: false });
-  assert.equal(reads, { facetsRead: 51 + 20, iterators: 0 }, 'at the end of what is stored, no iterator looks further');
+  assert.equal(reads, { eventsRead: 51 + 20, iterators: 0, iteratorCalls: 0 }, 'at the end of what is stored, no iterator looks further');
   await putAt(store, [5_010, 5_011]); // a gap: 5,001 to 5,009 were never kept
   assert.equal((await pull(store, 4_990, 50)).seqs, [...Array.from({ length: 10 }, (_, i) => 4_991 + i), 5_010, 5_011]);
-  assert.equal(reads, { facetsRead: 51 + 20 + 10 + 2, iterators: 1 }, 'past the gap one iterator, which reads what is left');
+  assert.equal(reads, { eventsRead: 51 + 20 + 10 + 2, iterators: 1, iteratorCalls: 2 }, 'past the gap one iterator, which reads what is left');
+});
+
+test('a scan past the first chunk reads events of a kilobyte in chunks of hundreds, not of 16 KiB', async ({ store }) => {
+  const events = Array.from({ length: SCAN_BOUND }, (_, i) => ({ seq: i + 1, ...b, text: `${i + 1}`.padEnd(1024, ' ') }));
+  await store.putAll(events, SCAN_BOUND, quota);
+  const reads = countedReads(store);
+  assert.equal(await pull(store, 0, 50, onlyA), { seqs: [], reached: SCAN_BOUND, hasMore: false });
+  assert.equal({ ...reads, iteratorCalls: 0 }, { eventsRead: SCAN_BOUND, iterators: 1, iteratorCalls: 0 });
+  // 51 key by key, then 949 in chunks of 51, 102, 204, 408 (each cut at 256 KiB); at 16 KiB a call it took some seventy
+  assert.ok(reads.iteratorCalls <= 8, `${reads.iteratorCalls} calls`);
+});
+
+test(`the scan stops once it has read ${SCAN_TEXT_BOUND} characters of text, and says more when an event lies past them`, async ({ store }) => {
+  const large = 32 * 1024;
+  const count = Math.ceil(SCAN_TEXT_BOUND / large); // the event that reaches the bound
+  const events = Array.from({ length: count + 2 }, (_, i) => ({ seq: i + 1, ...b, text: `${i + 1}`.padEnd(large, ' ') }));
+  events[count + 1] = { ...events[count + 1]!, ...a };
+  await store.putAll(events, count + 2, quota);
+  assert.equal(await pull(store, 0, 50, onlyA), { seqs: [], reached: count, hasMore: true });
+  assert.equal(await pull(store, count, 50, onlyA), { seqs: [count + 2], reached: count + 2, hasMore: false });
 });
 
 test('events written while a pull runs are neither skipped nor read twice by the pulls that follow', async ({ store }) => {
@@ -119,23 +139,24 @@ test('events written while a pull runs are neither skipped nor read twice by the
   assert.equal(seen, stored);
 });
 
-/** Counts the store's reads of facets as they happen (a look inside: what a pull costs is the point). */
-function countedReads(store: EventStore): { facetsRead: number; iterators: number } {
-  const counts = { facetsRead: 0, iterators: 0 };
-  const facets = (store as unknown as { facets: { getSync: (key: string) => unknown; iterator: (options: object) => { nextv: (n: number) => Promise<unknown[]> } } }).facets;
-  const [getSync, iterator] = [facets.getSync.bind(facets), facets.iterator.bind(facets)];
-  facets.getSync = (key) => {
+/** Counts the store's reads of events as they happen (a look inside: what a pull costs is the point). */
+function countedReads(store: EventStore): { eventsRead: number; iterators: number; iteratorCalls: number } {
+  const counts = { eventsRead: 0, iterators: 0, iteratorCalls: 0 };
+  const records = (store as unknown as { records: { getSync: (key: string) => unknown; iterator: (options: object) => { nextv: (n: number) => Promise<unknown[]> } } }).records;
+  const [getSync, iterator] = [records.getSync.bind(records), records.iterator.bind(records)];
+  records.getSync = (key) => {
     const found = getSync(key);
-    if (found !== undefined) counts.facetsRead++;
+    if (found !== undefined) counts.eventsRead++;
     return found;
   };
-  facets.iterator = (options) => {
+  records.iterator = (options) => {
     counts.iterators++;
     const it = iterator(options);
     const nextv = it.nextv.bind(it);
     it.nextv = async (n) => {
       const entries = await nextv(n);
-      counts.facetsRead += entries.length;
+      counts.eventsRead += entries.length;
+      counts.iteratorCalls++;
       return entries;
     };
     return it;
