@@ -3,7 +3,7 @@ import type { Nats } from '../actors/nats.js';
 import { EVENT_STREAM } from '../actors/subjects.js';
 import { BatchedFollower, type Afterwards } from '../projection/batched-follower.js';
 import type { JournalMessage } from '../projection/journal-follower.js';
-import type { Received } from './event-record.js';
+import type { Received } from './event.js';
 import type { EventStore, Quota } from './event-store.js';
 import { streamEventProblem } from './validate.js';
 import { pactError, type PactError } from '../protocol/errors.js';

@@ -1,4 +1,4 @@
-import type { StreamEvent } from './event.js';
+import type { Received, StreamEvent } from './event.js';
 
 /** What a pull filters on, kept beside each event so that a pull never parses events it does not return. */
 export interface Facets {
@@ -15,12 +15,6 @@ export interface Facets {
   tags?: string[];
   recipients?: string[];
   keyIds?: string[];
-}
-
-/** An event as the journal holds it: the event and when the service took it. */
-export interface Received {
-  receivedAt: number;
-  event: StreamEvent;
 }
 
 /** An event as a pull reads it: its stream sequence, its facets, and its JSON text as stored (never parsed). */
@@ -50,5 +44,6 @@ export const recordOf = (facets: Facets, text: string): string => `${JSON.string
 
 export function readRecord(record: string): Omit<StoredEvent, 'seq'> {
   const end = record.indexOf('\n');
+  if (end < 0) throw new Error('an Agent Stream record without its facets: the node\'s LevelDB is damaged');
   return { facets: JSON.parse(record.slice(0, end)) as Facets, text: record.slice(end + 1) };
 }

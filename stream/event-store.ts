@@ -3,8 +3,8 @@ import { BoundedMap } from '../storage/bounded-map.js';
 import { inChunks } from '../storage/chunked-reads.js';
 import type { JsonLevel } from '../storage/level.js';
 import { pad } from '../projection/time-pages.js';
-import type { StreamEvent } from './event.js';
-import { facetsOf, readRecord, recordOf, type Received, type StoredEvent } from './event-record.js';
+import type { Received, StreamEvent } from './event.js';
+import { facetsOf, readRecord, recordOf, type StoredEvent } from './event-record.js';
 
 export const HOUR_MS = 3_600_000;
 /** As long as the JetStream stream keeps an event: the longest an event may live. */
@@ -30,6 +30,8 @@ const RETIRED_SUBLEVELS = ['events', 'event-facets'];
  * few hundred bytes, 16 KiB cut a chunk of 1,000 into some forty calls, each a hand-off to libuv's pool.
  */
 const ITERATOR_BYTES = 256 * 1024;
+/** Events a sweep reads and deletes at once (their records are held meanwhile, each up to tens of KiB). */
+const SWEEP_BATCH = 100;
 
 /**
  * The node's copy of the Agent Stream in LevelDB, built only from its JetStream stream: each event's record
@@ -62,16 +64,25 @@ export class EventStore {
     this.sublevels = [this.records, this.ids, this.times, this.hours, this.meta];
   }
 
-  /** Opens the store; clears one built from another stream (made anew, or another NATS). */
+  /**
+   * Opens the store; clears one built from another stream (made anew, or another NATS) or in another layout.
+   * A store of the same stream in another layout keeps how far the pact journal was notified: those
+   * notifications are in the stream it is rebuilt from.
+   */
   async open(streamCreated: string): Promise<void> {
     await Promise.all(this.sublevels.map((sublevel) => sublevel.open())); // before any synchronous read
     const made = `${streamCreated} layout ${LAYOUT}`;
-    if ((await this.meta.get('stream')) !== made) {
+    const stored = (await this.meta.get('stream')) as string | undefined;
+    if (stored !== made) {
+      const notified = stored?.startsWith(`${streamCreated} layout `) ? await this.notifiedUpTo() : 0;
       for (const sublevel of this.sublevels) await sublevel.clear();
       for (const name of RETIRED_SUBLEVELS) await this.level.sublevel(name).clear();
       this.recentIds.clear();
       this.recentHours.clear();
-      await this.meta.put('stream', made);
+      await this.meta.batch([
+        { type: 'put', key: 'stream', value: made },
+        ...(notified > 0 ? [{ type: 'put' as const, key: 'notifiedSeq', value: notified }] : []),
+      ]);
     }
     this.position = await this.checkpoint();
   }
@@ -139,11 +150,12 @@ export class EventStore {
    * chunks. The first, of at most `firstChunk`, is read key by key while the sequences follow on without a
    * gap (a synchronous read from LevelDB's caches costs a few microseconds, an asynchronous one tens on the
    * main thread, for the hand-off to libuv's pool). Past a gap, or past a full first chunk, an iterator seeks
-   * on (`inChunks`: `firstChunk` entries, then twice as many each time, up to 1,000). A pull that fills its
-   * page at once reads little more than its page.
+   * on (`inChunks`: `firstChunk` entries, then twice as many each time, up to 1,000, each call at most
+   * ITERATOR_BYTES). The first chunk also ends with the event that brings its text to `textBound`. A pull
+   * that fills its page at once reads little more than its page.
    */
-  async *eventChunks(after: number, count: number, firstChunk: number): AsyncGenerator<StoredEvent[]> {
-    const run = this.eventsFollowing(after, Math.min(count, firstChunk));
+  async *eventChunks(after: number, count: number, firstChunk: number, textBound: number): AsyncGenerator<StoredEvent[]> {
+    const run = this.eventsFollowing(after, Math.min(count, firstChunk), textBound);
     if (run.length > 0) yield run;
     const last = run.at(-1)?.seq ?? after;
     if (last >= this.position || run.length === count) return;
@@ -152,13 +164,19 @@ export class EventStore {
     for await (const entries of inChunks(rest, firstChunk)) yield entries.map(([key, record]) => ({ seq: Number(key), ...readRecord(record) }));
   }
 
-  /** The events at `after + 1`, `after + 2`, … up to the first not stored or the position, at most `most`. */
-  private eventsFollowing(after: number, most: number): StoredEvent[] {
+  /**
+   * The events at `after + 1`, `after + 2`, … up to the first not stored or the position, at most `most`,
+   * ending with the one that brings their text to `textBound`.
+   */
+  private eventsFollowing(after: number, most: number, textBound: number): StoredEvent[] {
     const run: StoredEvent[] = [];
-    for (let seq = after + 1; run.length < most && seq <= this.position; seq++) {
+    let text = 0;
+    for (let seq = after + 1; run.length < most && text < textBound && seq <= this.position; seq++) {
       const record = this.records.getSync(seqKey(seq));
       if (record === undefined) break;
-      run.push({ seq, ...readRecord(record) });
+      const event = { seq, ...readRecord(record) };
+      run.push(event);
+      text += event.text.length;
     }
     return run;
   }
@@ -167,12 +185,14 @@ export class EventStore {
    * Forgets the events taken more than seven days before `now`, as the stream's maximum age drops them
    * from NATS, and their hours' counts; resolves to how many events.
    */
-  async sweep(now: number, batchSize = 1_000): Promise<number> {
+  async sweep(now: number, batchSize = SWEEP_BATCH): Promise<number> {
     let swept = 0;
     for (;;) {
       const keys = await this.times.keys({ lt: `${pad(now - RETENTION_MS)}!`, limit: batchSize }).all();
       if (keys.length === 0) break;
-      await this.forget(keys.map((timeKey) => ({ seq: timeKey.slice(16), timeKey })));
+      const seqs = keys.map((timeKey) => timeKey.slice(16));
+      const records = await this.records.getMany(seqs);
+      await this.forget(keys.map((timeKey, i) => ({ seq: seqs[i]!, timeKey, record: records[i] })));
       swept += keys.length;
     }
     await this.sweepHours(now);
@@ -183,20 +203,19 @@ export class EventStore {
    * Forgets the events before stream sequence `firstSeq`: what the stream itself no longer holds (its byte
    * limit dropped its oldest); resolves to how many.
    */
-  async sweepBefore(firstSeq: number, batchSize = 1_000): Promise<number> {
+  async sweepBefore(firstSeq: number, batchSize = SWEEP_BATCH): Promise<number> {
     let swept = 0;
     for (;;) {
       const entries = await this.records.iterator({ lt: seqKey(firstSeq), limit: batchSize }).all();
       if (entries.length === 0) return swept;
-      await this.forget(entries.map(([seq, record]) => ({ seq, timeKey: `${pad(readRecord(record).facets.receivedAt)}!${seq}` })));
+      await this.forget(entries.map(([seq, record]) => ({ seq, timeKey: `${pad(readRecord(record).facets.receivedAt)}!${seq}`, record })));
       swept += entries.length;
     }
   }
 
-  /** Deletes events (by their sequence keys) with their time keys and ids, in one batch. */
-  private async forget(events: { seq: string; timeKey: string }[]): Promise<void> {
-    const records = await this.records.getMany(events.map(({ seq }) => seq));
-    const ids = records.flatMap((record) => (record === undefined ? [] : [(JSON.parse(readRecord(record).text) as StreamEvent).id]));
+  /** Deletes events (by their sequence keys, with their records as read) with their time keys and ids, in one batch. */
+  private async forget(events: { seq: string; timeKey: string; record: string | undefined }[]): Promise<void> {
+    const ids = events.flatMap(({ record }) => (record === undefined ? [] : [(JSON.parse(readRecord(record).text) as StreamEvent).id]));
     await this.level.batch([
       ...events.flatMap(({ seq, timeKey }) => [
         { type: 'del' as const, key: timeKey, sublevel: this.times },

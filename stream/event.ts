@@ -35,6 +35,12 @@ export interface PrivateEvent extends EventEnvelope {
 
 export type StreamEvent = PublicEvent | PrivateEvent;
 
+/** An event as the journal holds it: the event and when the service took it. */
+export interface Received {
+  receivedAt: number;
+  event: StreamEvent;
+}
+
 /** The longest an event may live: seven days from its creation. */
 export const MAX_EVENT_LIFETIME_MS = 7 * 86_400_000;
 /** How far ahead of the service's clock an event may say it was created. */

@@ -35,8 +35,8 @@ export const DEFAULT_LIMIT = 50;
 /** A pull reads at most this many events, however selective its filter: then `hasMore` with a cursor past them. */
 export const SCAN_BOUND = 1_000;
 /**
- * …and stops as soon as it has read this much of their text (UTF-16 code units, about bytes), since the
- * store reads each event's text with its facets: a page of 100 of the largest events (32 KiB) fits under it.
+ * …and stops after the event that brings the text it has read to this many characters (JavaScript's
+ * UTF-16 units), since the store reads each event's text with its facets.
  */
 export const SCAN_TEXT_BOUND = 4 * 1024 * 1024;
 
@@ -89,7 +89,7 @@ export async function pullPage(
   let textRead = 0;
   const page = (hasMore: boolean): PullPage => ({ events: matching, nextCursor: cursorOf(reached), hasMore });
   // Events are asked for one past a full page and past the bound: whether it exists is `hasMore`.
-  for await (const chunk of store.eventChunks(after, SCAN_BOUND + 1, limit + 1)) {
+  for await (const chunk of store.eventChunks(after, SCAN_BOUND + 1, limit + 1, SCAN_TEXT_BOUND)) {
     for (const { seq, facets, text } of chunk) {
       if (matching.length === limit || read === SCAN_BOUND || textRead >= SCAN_TEXT_BOUND) return page(true);
       reached = seq;

@@ -1,8 +1,7 @@
 import type { Publisher } from '../actors/acked-publisher.js';
 import { EVENT_SUBJECT } from '../actors/subjects.js';
-import type { StreamEvent } from './event.js';
+import type { Received, StreamEvent } from './event.js';
 import type { EventProjector } from './event-projector.js';
-import type { Received } from './event-record.js';
 
 /**
  * Appends an event to the Agent Stream, stamped with the time the service took it; resolves to its stream

@@ -39,7 +39,7 @@ test('events taken more than seven days ago are forgotten', async ({ store }) =>
   assert.is(store.takenInHour(key.party, T0), 0, 'the old hour is forgotten');
   assert.is(store.takenInHour(key.party, T0 + 6 * 24 * HOUR_MS), 1);
   const kept = [];
-  for await (const chunk of store.eventChunks(0, 10, 1)) kept.push(...chunk.map(({ seq, text }) => ({ seq, text })));
+  for await (const chunk of store.eventChunks(0, 10, 1, Infinity)) kept.push(...chunk.map(({ seq, text }) => ({ seq, text })));
   assert.equal(kept, [{ seq: 2, text: recent.text }]);
 });
 
@@ -63,7 +63,7 @@ test('what the store keeps in memory agrees with the disk: a new store on the sa
   }
 });
 
-test('a store of an earlier layout is emptied when opened, its retired sublevels with it', async ({ level }) => {
+test('a store of an earlier layout is emptied when opened, its retired sublevels with it; how far the pact journal was notified is kept', async ({ level }) => {
   const texts = level.sublevel<string, string>('events', { valueEncoding: 'utf8' });
   const facets = level.sublevel<string, string>('event-facets', { valueEncoding: 'utf8' });
   const ids = level.sublevel<string, number>('event-ids', { valueEncoding: 'json' });
@@ -73,12 +73,24 @@ test('a store of an earlier layout is emptied when opened, its retired sublevels
   const meta = level.sublevel<string, unknown>('event-meta', { valueEncoding: 'json' });
   await meta.put('stream', 'stream made at T1 layout 2');
   await meta.put('streamSeq', 1);
+  await meta.put('notifiedSeq', 9);
   const store = new EventStore(level);
   await store.open('stream made at T1');
   assert.equal(await texts.keys().all(), []);
   assert.equal(await facets.keys().all(), []);
   assert.is(store.seqOf('evt_old'), undefined);
   assert.is(await store.checkpoint(), 0);
+  assert.is(await store.notifiedUpTo(), 9, 'the notifications are in the stream the store is rebuilt from');
+});
+
+test('a store of another stream is emptied when opened, how far the pact journal was notified included', async ({ store, level }) => {
+  await store.putAll([{ seq: 1, ...received(key, T0, 1) }], 1, quota);
+  await store.notified(9);
+  const other = new EventStore(level);
+  await other.open('stream made at T2');
+  assert.is(await other.checkpoint(), 0);
+  assert.is(await other.notifiedUpTo(), 0);
+  assert.equal(await level.sublevel('event-records').keys().all(), []);
 });
 
 test.run();

@@ -101,8 +101,17 @@ test('a scan past the first chunk reads events of a kilobyte in chunks of hundre
   const reads = countedReads(store);
   assert.equal(await pull(store, 0, 50, onlyA), { seqs: [], reached: SCAN_BOUND, hasMore: false });
   assert.equal({ ...reads, iteratorCalls: 0 }, { eventsRead: SCAN_BOUND, iterators: 1, iteratorCalls: 0 });
-  // 51 key by key, then 949 in chunks of 51, 102, 204, 408 (each cut at 256 KiB); at 16 KiB a call it took some seventy
+  // 51 key by key, then 949 by the iterator, at most 256 KiB (some 250 of these events) a call; at 16 KiB a call it took some seventy
   assert.ok(reads.iteratorCalls <= 8, `${reads.iteratorCalls} calls`);
+});
+
+test('the first chunk, read key by key, ends at the text bound too', async ({ store }) => {
+  const size = 100 * 1024;
+  const reaching = Math.ceil(SCAN_TEXT_BOUND / size); // 41
+  await store.putAll(Array.from({ length: 60 }, (_, i) => ({ seq: i + 1, ...b, text: `${i + 1}`.padEnd(size, ' ') })), 60, quota);
+  const reads = countedReads(store);
+  assert.equal(await pull(store, 0, 50, onlyA), { seqs: [], reached: reaching, hasMore: true });
+  assert.ok(reads.eventsRead < 51, `${reads.eventsRead} events read`);
 });
 
 test(`the scan stops once it has read ${SCAN_TEXT_BOUND} characters of text, and says more when an event lies past them`, async ({ store }) => {
