@@ -22,9 +22,18 @@ const hourOf = (ms: number) => Math.floor(ms / HOUR_MS);
 /** Hour first, so that hours past the retention are one range to delete. */
 const hourKeyOf = (publisher: string, at: number) => `${pad(hourOf(at))}!${publisher}`;
 /** The store's key layout: a store of another layout is rebuilt from the stream at start. */
-const LAYOUT = 3;
-/** Sublevels of earlier layouts, emptied when the store is rebuilt (layout 2 kept texts and facets apart). */
-const RETIRED_SUBLEVELS = ['events', 'event-facets'];
+const LAYOUT = 4;
+/**
+ * Sublevels of earlier layouts, emptied when the store is rebuilt: layout 2 kept texts and facets apart,
+ * layout 3 named the records' sublevel so that it sorted among the others.
+ */
+const RETIRED_SUBLEVELS = ['events', 'event-facets', 'event-records'];
+/**
+ * The records' sublevel, named to sort before every other of the node's LevelDB (`deadlines` is the next):
+ * a table written since holds only newer records and other keys, all above an old record, so LevelDB finds
+ * an old record without looking into the tables written since.
+ */
+export const RECORDS_SUBLEVEL = 'agent-stream-records';
 /**
  * What one call of a records iterator may hand back (classic-level's default is 16 KiB): with records of a
  * few hundred bytes, 16 KiB cut a chunk of 1,000 into some forty calls, each a hand-off to libuv's pool.
@@ -56,7 +65,7 @@ export class EventStore {
   private position = 0;
 
   constructor(private readonly level: JsonLevel) {
-    this.records = level.sublevel<string, string>('event-records', { valueEncoding: 'utf8' });
+    this.records = level.sublevel<string, string>(RECORDS_SUBLEVEL, { valueEncoding: 'utf8' });
     this.ids = level.sublevel<string, number>('event-ids', { valueEncoding: 'json' });
     this.times = level.sublevel<string, string>('event-times', { valueEncoding: 'utf8' });
     this.hours = level.sublevel<string, number>('event-hours', { valueEncoding: 'json' });

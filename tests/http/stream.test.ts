@@ -3,6 +3,9 @@ import * as assert from 'uvu/assert';
 import { publicEvent, signEvent } from '../../client/stream.js';
 import { generateKeyPair, type KeyPair } from '../../protocol/sign.js';
 import type { PrivateEvent } from '../../stream/event.js';
+import { join } from 'node:path';
+import { openLevel } from '../../storage/level.js';
+import { RECORDS_SUBLEVEL } from '../../stream/event-store.js';
 import { Stack } from '../support/stack.js';
 import { newParties, tradeSpec } from '../support/parties.js';
 import { eventIdOf } from '../../stream/event.js';
@@ -340,6 +343,20 @@ test('the server notifies every state change of a pact, signed, once, even acros
   await stack.client.publishEvent(event(stack, generateKeyPair())); // the stream moves on after the restart
   await new Promise((resolve) => setTimeout(resolve, 1_000));
   assert.equal((await notified(4)).map((e) => e.id), events.map((e) => e.id), 'none published twice');
+});
+
+test('the Agent Stream\'s records come first in the node\'s LevelDB, before the pacts\' and every other key', async ({ stack }) => {
+  // Run last: pacts, notifications and events are stored by now. An old record is then below every table written since.
+  await stack.kill('SIGTERM');
+  const level = await openLevel(join(stack.dataDir, 'leveldb'));
+  try {
+    const [first] = await level.keys({ limit: 1 }).all();
+    assert.ok(first?.startsWith(`!${RECORDS_SUBLEVEL}!`), `the first key is ${first}`);
+    assert.ok((await level.sublevel('summaries').keys({ limit: 1 }).all()).length > 0, 'pacts are stored too');
+  } finally {
+    await level.close();
+  }
+  await stack.startServer();
 });
 
 test.run();

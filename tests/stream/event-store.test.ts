@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { publicEvent } from '../../client/stream.js';
 import { generateKeyPair } from '../../protocol/sign.js';
-import { EventStore, HOUR_MS } from '../../stream/event-store.js';
+import { EventStore, HOUR_MS, RECORDS_SUBLEVEL } from '../../stream/event-store.js';
 import { freshEventStoreEach, type EventStoreContext } from '../support/event-store.js';
 
 // The node's event store on a real LevelDB: the quota applied in stream order, and events forgotten after
@@ -90,7 +90,7 @@ test('a store of another stream is emptied when opened, how far the pact journal
   await other.open('stream made at T2');
   assert.is(await other.checkpoint(), 0);
   assert.is(await other.notifiedUpTo(), 0);
-  assert.equal(await level.sublevel('event-records').keys().all(), []);
+  assert.equal(await level.sublevel(RECORDS_SUBLEVEL).keys().all(), []);
 });
 
 test.run();
