@@ -1,9 +1,9 @@
+import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { publicEvent, signEvent } from '../../client/stream.js';
 import { generateKeyPair, type KeyPair } from '../../protocol/sign.js';
 import type { PrivateEvent } from '../../stream/event.js';
-import { join } from 'node:path';
 import { openLevel } from '../../storage/level.js';
 import { RECORDS_SUBLEVEL } from '../../stream/event-store.js';
 import { Stack } from '../support/stack.js';
