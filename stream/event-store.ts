@@ -30,8 +30,8 @@ const LAYOUT = 4;
 const RETIRED_SUBLEVELS = ['events', 'event-facets', 'event-records'];
 /**
  * The records' sublevel, named to sort before every other of the node's LevelDB (`deadlines` is the next):
- * a table written since holds only newer records and other keys, all above an old record, so LevelDB finds
- * an old record without looking into the tables written since.
+ * a table of new writes then holds newer records and keys above them, so an old record is mostly not in its
+ * range (deletions, a sweep's or a rebuild's, are the exception). Not told apart from the noise in the bench.
  */
 export const RECORDS_SUBLEVEL = 'agent-stream-records';
 /**
@@ -53,7 +53,8 @@ export class EventStore {
   private readonly times;
   private readonly hours;
   private readonly meta;
-  private readonly sublevels;
+  /** All but `meta`, which says which store this is. */
+  private readonly data;
   /** In-memory copies of the newest `ids` and `hours` entries: what publishing asks about most. */
   private readonly recentIds = new BoundedMap<string, number>(RECENT_IDS);
   private readonly recentHours = new BoundedMap<string, number>(RECENT_HOURS);
@@ -70,27 +71,30 @@ export class EventStore {
     this.times = level.sublevel<string, string>('event-times', { valueEncoding: 'utf8' });
     this.hours = level.sublevel<string, number>('event-hours', { valueEncoding: 'json' });
     this.meta = level.sublevel<string, unknown>('event-meta', { valueEncoding: 'json' });
-    this.sublevels = [this.records, this.ids, this.times, this.hours, this.meta];
+    this.data = [this.records, this.ids, this.times, this.hours];
   }
 
   /**
    * Opens the store; clears one built from another stream (made anew, or another NATS) or in another layout.
    * A store of the same stream in another layout keeps how far the pact journal was notified: those
-   * notifications are in the stream it is rebuilt from.
+   * notifications are in the stream it is rebuilt from. What says which store this is changes last, in one
+   * batch, so a start that dies while clearing leaves a store the next start clears again.
    */
   async open(streamCreated: string): Promise<void> {
-    await Promise.all(this.sublevels.map((sublevel) => sublevel.open())); // before any synchronous read
+    await Promise.all([...this.data, this.meta].map((sublevel) => sublevel.open())); // before any synchronous read
     const made = `${streamCreated} layout ${LAYOUT}`;
     const stored = (await this.meta.get('stream')) as string | undefined;
     if (stored !== made) {
-      const notified = stored?.startsWith(`${streamCreated} layout `) ? await this.notifiedUpTo() : 0;
-      for (const sublevel of this.sublevels) await sublevel.clear();
+      // layout 1 kept the bare creation time
+      const sameStream = stored === streamCreated || stored?.startsWith(`${streamCreated} layout `);
+      for (const sublevel of this.data) await sublevel.clear();
       for (const name of RETIRED_SUBLEVELS) await this.level.sublevel(name).clear();
       this.recentIds.clear();
       this.recentHours.clear();
       await this.meta.batch([
+        { type: 'del', key: 'streamSeq' },
+        ...(sameStream ? [] : [{ type: 'del' as const, key: 'notifiedSeq' }]),
         { type: 'put', key: 'stream', value: made },
-        ...(notified > 0 ? [{ type: 'put' as const, key: 'notifiedSeq', value: notified }] : []),
       ]);
     }
     this.position = await this.checkpoint();

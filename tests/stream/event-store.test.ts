@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert';
 import { publicEvent } from '../../client/stream.js';
 import { generateKeyPair } from '../../protocol/sign.js';
 import { EventStore, HOUR_MS, RECORDS_SUBLEVEL } from '../../stream/event-store.js';
+import type { JsonLevel } from '../../storage/level.js';
 import { freshEventStoreEach, type EventStoreContext } from '../support/event-store.js';
 
 // The node's event store on a real LevelDB: the quota applied in stream order, and events forgotten after
@@ -63,24 +64,52 @@ test('what the store keeps in memory agrees with the disk: a new store on the sa
   }
 });
 
-test('a store of an earlier layout is emptied when opened, its retired sublevels with it; how far the pact journal was notified is kept', async ({ level }) => {
-  const texts = level.sublevel<string, string>('events', { valueEncoding: 'utf8' });
-  const facets = level.sublevel<string, string>('event-facets', { valueEncoding: 'utf8' });
-  const ids = level.sublevel<string, number>('event-ids', { valueEncoding: 'json' });
-  await texts.put('000000000000001', '{}');
-  await facets.put('000000000000001', '{}');
-  await ids.put('evt_old', 1);
+/** A store as an earlier layout left it: an event in each of `sublevels`, its id, how far it read and notified. */
+async function earlierStore(level: JsonLevel, stream: string, sublevels: string[]) {
+  for (const name of sublevels) await level.sublevel<string, string>(name, { valueEncoding: 'utf8' }).put('000000000000001', '{}');
+  await level.sublevel<string, number>('event-ids', { valueEncoding: 'json' }).put('evt_old', 1);
   const meta = level.sublevel<string, unknown>('event-meta', { valueEncoding: 'json' });
-  await meta.put('stream', 'stream made at T1 layout 2');
+  await meta.put('stream', stream);
   await meta.put('streamSeq', 1);
   await meta.put('notifiedSeq', 9);
+}
+
+const EARLIER_LAYOUTS = [
+  { layout: 1, stream: 'stream made at T1', sublevels: ['events', 'event-facets'] },
+  { layout: 2, stream: 'stream made at T1 layout 2', sublevels: ['events', 'event-facets'] },
+  { layout: 3, stream: 'stream made at T1 layout 3', sublevels: ['event-records'] },
+];
+
+for (const { layout, stream, sublevels } of EARLIER_LAYOUTS) {
+  test(`a store of layout ${layout} is emptied when opened, its retired sublevels with it; how far the pact journal was notified is kept`, async ({ level }) => {
+    await earlierStore(level, stream, sublevels);
+    const store = new EventStore(level);
+    await store.open('stream made at T1');
+    for (const name of sublevels) assert.equal(await level.sublevel(name).keys().all(), [], name);
+    assert.is(store.seqOf('evt_old'), undefined);
+    assert.is(await store.checkpoint(), 0);
+    assert.is(await store.notifiedUpTo(), 9, 'the notifications are in the stream the store is rebuilt from');
+  });
+}
+
+test('a start that dies while clearing an earlier layout leaves it for the next start to clear, how far it notified kept', async ({ level }) => {
+  await earlierStore(level, 'stream made at T1 layout 2', ['events', 'event-facets']);
+  const sublevel = level.sublevel.bind(level);
+  level.sublevel = ((name: string, options?: object) => {
+    const made = sublevel(name, options as never);
+    if (name === 'event-facets') made.clear = async () => Promise.reject(new Error('killed while clearing'));
+    return made;
+  }) as typeof level.sublevel;
+  const died = await new EventStore(level).open('stream made at T1').then(() => undefined, (error: Error) => error.message);
+  assert.is(died, 'killed while clearing');
+  level.sublevel = sublevel;
+  const meta = level.sublevel<string, unknown>('event-meta', { valueEncoding: 'json' });
+  assert.is(await meta.get('stream'), 'stream made at T1 layout 2', 'still the earlier store');
   const store = new EventStore(level);
   await store.open('stream made at T1');
-  assert.equal(await texts.keys().all(), []);
-  assert.equal(await facets.keys().all(), []);
-  assert.is(store.seqOf('evt_old'), undefined);
+  assert.equal(await level.sublevel('event-facets').keys().all(), []);
   assert.is(await store.checkpoint(), 0);
-  assert.is(await store.notifiedUpTo(), 9, 'the notifications are in the stream the store is rebuilt from');
+  assert.is(await store.notifiedUpTo(), 9);
 });
 
 test('a store of another stream is emptied when opened, how far the pact journal was notified included', async ({ store, level }) => {
