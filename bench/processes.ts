@@ -77,8 +77,8 @@ export function childNamed(command: string): number {
   return pid;
 }
 
-/** The service process of a running stack and its nats-server (the only nats-server this process starts). */
 /** The name the report gives the service's process. */
 export const SERVICE_PROCESS = 'pact service';
 
+/** The service process of a running stack and its nats-server (the only nats-server this process starts). */
 export const stackProcesses = (stack: Stack): Processes => ({ [SERVICE_PROCESS]: stack.serverPid!, 'nats-server': childNamed('nats-server') });

@@ -18,6 +18,9 @@ export interface Quota {
 const RECENT_IDS = 20_000;
 const RECENT_HOURS = 50_000;
 const seqKey = (seq: number) => pad(seq);
+/** When an event was taken, then its sequence key: the events taken before a time are one range. */
+const timeKeyOf = (receivedAt: number, seq: string) => `${pad(receivedAt)}!${seq}`;
+const seqOfTimeKey = (timeKey: string) => timeKey.slice(pad(0).length + 1);
 const hourOf = (ms: number) => Math.floor(ms / HOUR_MS);
 /** Hour first, so that hours past the retention are one range to delete. */
 const hourKeyOf = (publisher: string, at: number) => `${pad(hourOf(at))}!${publisher}`;
@@ -148,7 +151,7 @@ export class EventStore {
       kept.push({ seq, received, text });
       operations.push({ type: 'put', key: seqKey(seq), value: recordOf(facetsOf(received, ordinal), text), sublevel: this.records });
       operations.push({ type: 'put', key: received.event.id, value: seq, sublevel: this.ids });
-      operations.push({ type: 'put', key: `${pad(received.receivedAt)}!${seqKey(seq)}`, value: '', sublevel: this.times });
+      operations.push({ type: 'put', key: timeKeyOf(received.receivedAt, seqKey(seq)), value: '', sublevel: this.times });
     }
     for (const [key, count] of counts) operations.push({ type: 'put', key, value: count, sublevel: this.hours });
     operations.push({ type: 'put', key: 'streamSeq', value: position, sublevel: this.meta });
@@ -203,7 +206,7 @@ export class EventStore {
     for (;;) {
       const keys = await this.times.keys({ lt: `${pad(now - RETENTION_MS)}!`, limit: batchSize }).all();
       if (keys.length === 0) break;
-      const seqs = keys.map((timeKey) => timeKey.slice(16));
+      const seqs = keys.map(seqOfTimeKey);
       const records = await this.records.getMany(seqs);
       await this.forget(keys.map((timeKey, i) => ({ seq: seqs[i]!, timeKey, record: records[i] })));
       swept += keys.length;
@@ -221,7 +224,7 @@ export class EventStore {
     for (;;) {
       const entries = await this.records.iterator({ lt: seqKey(firstSeq), limit: batchSize }).all();
       if (entries.length === 0) return swept;
-      await this.forget(entries.map(([seq, record]) => ({ seq, timeKey: `${pad(readRecord(record).facets.receivedAt)}!${seq}`, record })));
+      await this.forget(entries.map(([seq, record]) => ({ seq, timeKey: timeKeyOf(readRecord(record).facets.receivedAt, seq), record })));
       swept += entries.length;
     }
   }
@@ -249,6 +252,6 @@ export class EventStore {
   /** The sequence just before the first event taken at or after `at` (what `start: { since }` begins after). */
   async seqBefore(at: number): Promise<number> {
     const [key] = await this.times.keys({ gte: `${pad(at)}!`, limit: 1 }).all();
-    return key === undefined ? await this.checkpoint() : Number(key.slice(16)) - 1;
+    return key === undefined ? await this.checkpoint() : Number(seqOfTimeKey(key)) - 1;
   }
 }
