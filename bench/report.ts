@@ -1,6 +1,10 @@
+import { cpus } from 'node:os';
 import type { Measured } from './jobs.js';
 import type { CpuUse } from './processes.js';
 import { fixed, latencySummary } from './stats.js';
+
+/** The machine's cores, whatever cores this process is pinned to (BENCH_PIN): what every process shares. */
+export const MACHINE_CORES = cpus().length;
 
 export const print = (lines: string[], indent = '  ') => lines.forEach((line) => console.log(`${indent}${line}`));
 

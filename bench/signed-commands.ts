@@ -1,9 +1,8 @@
-import { cpus } from 'node:os';
 import type { Pact } from '../machines/pact/types.js';
 import type { Stack } from '../tests/support/stack.js';
 import type { LoadGenerator } from './load-generator.js';
 import { stackProcesses, type Processes } from './processes.js';
-import { answered, cpuLines, cpuPerRequestLines, failureLines, print, routeLines } from './report.js';
+import { answered, cpuLines, cpuPerRequestLines, failureLines, MACHINE_CORES, print, routeLines } from './report.js';
 import { settings } from './settings.js';
 import { fixed, latencySummary } from './stats.js';
 import { gcPauseLine, gcPauses } from './gc-pauses.js';
@@ -21,7 +20,6 @@ export async function signedCommands(load: LoadGenerator, stack: Stack, clients:
   const { measured, cpu, startedAt } = await load.timed({ ...job, count: lifecycles }, { ...clients, ...stackProcesses(stack) });
   const pauses = await gcPauses.between(startedAt, startedAt + cpu.wallMs);
   const seconds = measured.wallMs / 1000;
-  const cores = cpus().length; // the machine's, whatever cores this process is pinned to (BENCH_PIN)
   const signedRate = answered(measured) / seconds;
   print([
     `pacts settled      ${measured.ids.length} of ${lifecycles} in ${fixed(seconds, 2)} s = ${fixed(measured.ids.length / seconds)} pacts/s`,
@@ -29,10 +27,10 @@ export async function signedCommands(load: LoadGenerator, stack: Stack, clients:
     `per signed request ${latencySummary(Object.values(measured.byRoute).flat())}`,
     ...routeLines(measured).map((line) => `  ${line}`),
     `signed commands/s ÷ single-core verify/s  ${fixed(signedRate / verifyRate, 3)}`,
-    `CPU in the timed phase (the machine's ${cores} cores are shared by all of these and anything else running)`,
+    `CPU in the timed phase (the machine's ${MACHINE_CORES} cores are shared by all of these and anything else running)`,
     ...cpuLines(cpu).map((line) => `  ${line}`),
     'CPU per signed request',
-    ...cpuPerRequestLines(cpu, answered(measured), cores).map((line) => `  ${line}`),
+    ...cpuPerRequestLines(cpu, answered(measured), MACHINE_CORES).map((line) => `  ${line}`),
     gcPauseLine(pauses, answered(measured)),
     ...failureLines('failures', measured),
   ]);

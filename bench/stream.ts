@@ -4,8 +4,8 @@ import { cursorOf, seqOfCursor } from '../stream/pull.js';
 import type { Stack } from '../tests/support/stack.js';
 import { withJetStream } from './jetstream.js';
 import type { LoadGenerator } from './load-generator.js';
-import { SERVICE_PROCESS, stackProcesses, untilIdle, type Processes } from './processes.js';
-import { answered, cpuLines, failureLines, perSecond, print, routeLines } from './report.js';
+import { childNamed, cpuUsedDuring, SERVICE_PROCESS, stackProcesses, untilIdle, type CpuUse, type Processes } from './processes.js';
+import { answered, cpuLines, cpuPerRequestLines, failureLines, MACHINE_CORES, perSecond, print, routeLines } from './report.js';
 import { settings } from './settings.js';
 import { fixed } from './stats.js';
 import { benchEvent, EVENTS_PER_PUBLISHER } from './worker/events.js';
@@ -25,7 +25,7 @@ const PULL_LIMIT = 50;
 export async function streamPhase(load: LoadGenerator, stack: Stack, clients: Processes): Promise<void> {
   const { events: count, concurrency } = settings;
   console.log(`\nagent stream: ${count} pre-signed public events published, ${concurrency} in flight`);
-  const raw = await rawPublishRate(stack.natsUrl, count, 450);
+  const raw = await rawPublishes(stack.natsUrl, count, 450);
   const { measured, cpu } = await load.timed({ kind: 'events', url: stack.url, count, concurrency }, { ...clients, ...stackProcesses(stack) });
   const published = perSecond(measured);
   print([
@@ -33,9 +33,15 @@ export async function streamPhase(load: LoadGenerator, stack: Stack, clients: Pr
     ...routeLines(measured),
     'CPU during the publishing',
     ...cpuLines(cpu).map((line) => `  ${line}`),
+    'CPU per event published',
+    ...cpuPerRequestLines(cpu, answered(measured), MACHINE_CORES).map((line) => `  ${line}`),
     ...failureLines('failures', measured),
-    `raw JetStream publish of 450-byte messages on the same nats-server, ${RAW_IN_FLIGHT} in flight: ${fixed(raw)} /s`,
-    `events published ÷ raw publishes  ${fixed(published / raw, 3)}`,
+    `raw JetStream publish of 450-byte messages on the same nats-server, ${RAW_IN_FLIGHT} in flight: ${fixed(raw.rate)} /s`,
+    'CPU per raw publish',
+    ...cpuPerRequestLines(raw.cpu, count, MACHINE_CORES).map((line) => `  ${line}`),
+    `events published ÷ raw publishes  ${fixed(published / raw.rate, 3)}`,
+    // the goal (issue 8) as a budget, to set beside the CPU per event above
+    `half of raw is ${fixed(raw.rate / 2)} events/s: at most ${fixed((2 * MACHINE_CORES * 1e6) / raw.rate, 0)} µs of the machine's CPU per event, every process's included`,
   ]);
   await pullRates(load, stack, clients);
   if (settings.streamStored > count) {
@@ -93,18 +99,21 @@ async function fillStream(stack: Stack, total: number): Promise<void> {
   });
 }
 
-/** Messages of `bytes` published to a scratch stream, RAW_IN_FLIGHT awaited at a time: JetStream's own rate here. */
-async function rawPublishRate(url: string, count: number, bytes: number): Promise<number> {
+/**
+ * Messages of `bytes` published to a scratch stream, RAW_IN_FLIGHT awaited at a time: JetStream's own rate
+ * here, and the CPU the bench (publishing) and nats-server spent on it.
+ */
+async function rawPublishes(url: string, count: number, bytes: number): Promise<{ rate: number; cpu: CpuUse }> {
   return withJetStream(url, async (js, jsm) => {
     await jsm.streams.add({ name: RAW_STREAM, subjects: ['bench.raw'], retention: RetentionPolicy.Limits, storage: StorageType.File });
     const data = new Uint8Array(bytes).fill(120);
     let next = 0;
-    const start = performance.now();
-    await Promise.all(Array.from({ length: RAW_IN_FLIGHT }, async () => {
-      while (next++ < count) await js.publish('bench.raw', data);
-    }));
-    const rate = count / ((performance.now() - start) / 1000);
+    const { cpu } = await cpuUsedDuring({ bench: process.pid, 'nats-server': childNamed('nats-server') }, () =>
+      Promise.all(Array.from({ length: RAW_IN_FLIGHT }, async () => {
+        while (next++ < count) await js.publish('bench.raw', data);
+      })),
+    );
     await jsm.streams.delete(RAW_STREAM);
-    return rate;
+    return { rate: count / (cpu.wallMs / 1000), cpu };
   });
 }
