@@ -1,4 +1,4 @@
-import type { ChunkedIterator } from '../storage/chunked-reads.js';
+import { inChunks, type ChunkedIterator } from '../storage/chunked-reads.js';
 import { positionOf, rangeAfter, type Position } from './time-pages.js';
 
 /** What the intersection needs of a LevelDB (sub)level holding an index of time keys. */
@@ -20,19 +20,12 @@ const BATCH = 64;
 export async function* intersection(index: Index, prefixes: string[], since: number | undefined): AsyncGenerator<Position & { hit: boolean }> {
   const [lead, ...others] = prefixes;
   if (lead === undefined) return;
-  const iterator = index.iterator(rangeAfter(lead, since));
-  try {
-    for (;;) {
-      const entries = await iterator.nextv(BATCH);
-      if (entries.length === 0) return;
-      const suffixes = entries.map(([key]) => key.slice(lead.length));
-      const found = others.length > 0 ? await index.getMany(others.flatMap((prefix) => suffixes.map((suffix) => prefix + suffix))) : [];
-      for (const [i, suffix] of suffixes.entries()) {
-        const hit = others.every((_, j) => found[j * suffixes.length + i] !== undefined);
-        yield { ...positionOf(suffix, entries[i]![1]), hit, cost: 1 + others.length };
-      }
+  for await (const entries of inChunks(index.iterator(rangeAfter(lead, since)), BATCH, BATCH)) {
+    const suffixes = entries.map(([key]) => key.slice(lead.length));
+    const found = others.length > 0 ? await index.getMany(others.flatMap((prefix) => suffixes.map((suffix) => prefix + suffix))) : [];
+    for (const [i, suffix] of suffixes.entries()) {
+      const hit = others.every((_, j) => found[j * suffixes.length + i] !== undefined);
+      yield { ...positionOf(suffix, entries[i]![1]), hit, cost: 1 + others.length };
     }
-  } finally {
-    await iterator.close();
   }
 }

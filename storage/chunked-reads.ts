@@ -12,12 +12,14 @@ const MAX_CHUNK = 1_000;
 
 /**
  * The entries of `iterator` in chunks: `firstChunk` (at least 1), then twice as many each time, at most
- * MAX_CHUNK, until it ends; closed when done or abandoned. A reader that stops after a page reads little more
- * than its page, where `for await` on a classic-level iterator fetches one entry, then a thousand.
+ * `largest` (at most MAX_CHUNK), until it ends; closed when done or abandoned. A reader that stops after a
+ * page reads little more than its page, where `for await` on a classic-level iterator fetches one entry,
+ * then a thousand. `largest` equal to `firstChunk` reads in chunks of one size.
  */
-export async function* inChunks<T>(iterator: ChunkedIterator<T>, firstChunk: number): AsyncGenerator<T[]> {
+export async function* inChunks<T>(iterator: ChunkedIterator<T>, firstChunk: number, largest = MAX_CHUNK): AsyncGenerator<T[]> {
+  const most = Math.min(Math.max(1, largest), MAX_CHUNK);
   try {
-    for (let chunk = Math.min(Math.max(1, firstChunk), MAX_CHUNK); ; chunk = Math.min(2 * chunk, MAX_CHUNK)) {
+    for (let chunk = Math.min(Math.max(1, firstChunk), most); ; chunk = Math.min(2 * chunk, most)) {
       const entries = await iterator.nextv(chunk);
       if (entries.length === 0) return;
       yield entries;

@@ -40,6 +40,15 @@ test('a first chunk is asked for as at least one entry and at most a thousand', 
   }
 });
 
+test('chunks grow no larger than the largest asked for', async () => {
+  const iterator = counting(500, 500);
+  const read: number[] = [];
+  for await (const chunk of inChunks(iterator, 64, 64)) read.push(...chunk);
+  assert.is(read.length, 500);
+  assert.equal(iterator.asked, [64, 64, 64, 64, 64, 64, 64, 64, 64]);
+  assert.ok(iterator.closed);
+});
+
 test('a reader that stops early reads one chunk and closes the iterator', async () => {
   const iterator = counting(5_000, 5_000);
   for await (const chunk of inChunks(iterator, 51)) {
