@@ -8,7 +8,8 @@ import type { StreamEvent } from '../stream/event.js';
 import type { EventProjector } from '../stream/event-projector.js';
 import { HOUR_MS, type EventStore, type Quota } from '../stream/event-store.js';
 import { storeEvent } from '../stream/store-event.js';
-import { DEFAULT_LIMIT, pullPage, seqOfCursor, startOf, type PullPage, type PullRequest, type Reputations } from '../stream/pull.js';
+import { longPoll } from '../stream/long-poll.js';
+import { DEFAULT_LIMIT, pullPage, startOf, type PullPage, type PullRequest, type Reputations } from '../stream/pull.js';
 import { pullSchema } from '../stream/schemas.js';
 import { streamEventProblem } from '../stream/validate.js';
 import { JSON_TYPE, READ_YOUR_WRITES_WAIT_MS } from './answer.js';
@@ -99,7 +100,8 @@ export function registerStreamRoutes(app: FastifyInstance, deps: StreamRouteDeps
     if (request.raw.socket.destroyed) abort(); // the client left while the pull's start was read
     waiting++;
     try {
-      return sendPage(reply, await pullWaiting(deps, after, body, Date.now() + waitSeconds * 1000, gone.signal));
+      const page = (from: number) => pageAfter(deps, from, body);
+      return sendPage(reply, await longPoll(page, deps.stream.projector, after, Date.now() + waitSeconds * 1000, gone.signal));
     } finally {
       waiting--;
       reply.raw.off('close', abort); // answered: nothing is left to abort
@@ -110,48 +112,6 @@ export function registerStreamRoutes(app: FastifyInstance, deps: StreamRouteDeps
 /** The page of matching events after `after` now. */
 const pageAfter = ({ stream, clock }: StreamRouteDeps, after: number, request: PullRequest) =>
   pullPage(stream.store, after, request.limit ?? DEFAULT_LIMIT, request.filter ?? {}, clock.now(), stream.reputations);
-
-/**
- * A long poll (a pull with `waitSeconds`): while nothing matches and nothing more is to be read, it waits
- * for the node's event projector to write new events (published through any node), then pulls again from
- * where it stood, until `ends` (epoch ms).
- */
-async function pullWaiting(deps: StreamRouteDeps, after: number, request: PullRequest, ends: number, signal: AbortSignal): Promise<PullPage> {
-  for (;;) {
-    const woken = nextEvents(deps.stream.projector, ends - Date.now(), signal);
-    const page = await pageAfter(deps, after, request).catch((error: unknown) => {
-      woken.cancel();
-      throw error;
-    });
-    if (page.events.length > 0 || page.hasMore || Date.now() >= ends || signal.aborted) {
-      woken.cancel();
-      return page;
-    }
-    after = seqOfCursor(page.nextCursor)!;
-    if (!(await woken.promise)) return pageAfter(deps, after, request);
-  }
-}
-
-/** Resolves to true when the projector next writes events, false after `timeoutMs` or an abort. */
-function nextEvents(projector: EventProjector, timeoutMs: number, signal: AbortSignal): { promise: Promise<boolean>; cancel: () => void } {
-  let finish: (woken: boolean) => void = () => undefined;
-  const promise = new Promise<boolean>((resolve) => {
-    let done = false;
-    const timer = setTimeout(() => finish(false), Math.max(0, timeoutMs));
-    const onAbort = () => finish(false);
-    signal.addEventListener('abort', onAbort, { once: true });
-    const unsubscribe = projector.onceEvents(() => finish(true));
-    finish = (woken) => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      signal.removeEventListener('abort', onAbort);
-      unsubscribe();
-      resolve(woken);
-    };
-  });
-  return { promise, cancel: () => finish(false) };
-}
 
 /** `{ events, nextCursor, hasMore }` around the events' stored JSON texts, never parsed. */
 const sendPage = (reply: FastifyReply, page: PullPage) =>
