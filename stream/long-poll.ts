@@ -1,5 +1,5 @@
 import type { EventProjector } from './event-projector.js';
-import { seqOfCursor, type PullPage } from './pull.js';
+import { cursorOf, seqOfCursor, type PullPage } from './pull.js';
 
 /** The page of matching events after a stream sequence now (`pullPage` with the request's limit and filter). */
 export type PageAfter = (after: number) => Promise<PullPage>;
@@ -8,9 +8,10 @@ export type PageAfter = (after: number) => Promise<PullPage>;
  * A long poll (a pull with `waitSeconds`): while nothing matches and nothing more is to be read, it waits
  * for the node's event projector to write new events (published through any node), then pulls again from
  * where it stood, until `ends` (epoch ms), when it looks once more. A client gone (`signal`) ends it with
- * no further pull.
+ * no further pull (none at all when it left before the poll began).
  */
 export async function longPoll(pageAfter: PageAfter, projector: Pick<EventProjector, 'onceEvents'>, after: number, ends: number, signal: AbortSignal): Promise<PullPage> {
+  if (signal.aborted) return { events: [], nextCursor: cursorOf(after), hasMore: false }; // for nobody: not read
   for (;;) {
     const woken = nextEvents(projector, ends - Date.now(), signal);
     const page = await pageAfter(after).catch((error: unknown) => {

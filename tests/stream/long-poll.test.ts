@@ -59,4 +59,25 @@ test('a client that leaves ends the poll at once, with no further pull', async (
   assert.is(stream.listening(), 0, 'no longer waiting for events');
 });
 
+test('a client gone before the poll begins costs no pull', async () => {
+  const stream = fixture();
+  const left = new AbortController();
+  left.abort();
+  assert.equal((await longPoll(stream.pageAfter, stream.projector, 5, Date.now() + 10_000, left.signal)).events, []);
+  assert.equal(stream.pulls, []);
+  assert.is(stream.listening(), 0);
+});
+
+test('a pull that fails fails the poll, which stops waiting', async () => {
+  const stream = fixture();
+  const failing = async () => {
+    throw new Error('store unreadable');
+  };
+  await longPoll(failing, stream.projector, 5, Date.now() + 10_000, new AbortController().signal).then(
+    () => assert.unreachable('the poll answered'),
+    (error: unknown) => assert.match(String(error), /store unreadable/),
+  );
+  assert.is(stream.listening(), 0);
+});
+
 test.run();
