@@ -24,7 +24,7 @@ export interface EvaluatorConfig {
   apiKeyFile: string | undefined;
   /** PACT_EVALUATOR_STUB: the stub's verdict, JSON. */
   stub: StubVerdict;
-  /** PACT_EVALUATOR_CONSUMER: the durable consumer's name; evaluators sharing it share the disputes. */
+  /** PACT_EVALUATOR_CONSUMER: `npm run evaluator`'s durable consumer's name; evaluators sharing it share the disputes. */
   consumer: string;
   /** PACT_EVALUATOR_SERVICE_URL: the escrow service the evaluator reads; unset, the process's own. */
   serviceUrl: string | undefined;

@@ -3,7 +3,7 @@ import type { CommandReply } from '../actors/messages.js';
 import { decodeEntry } from '../actors/journal.js';
 import { PULL, type Nats } from '../actors/nats.js';
 import { JOURNAL_STREAM, JOURNAL_WILDCARD } from '../actors/subjects.js';
-import type { VerdictBody } from '../machines/pact/types.js';
+import type { Pact, VerdictBody } from '../machines/pact/types.js';
 import { signed, type KeyPair } from '../protocol/sign.js';
 import type { Clock } from '../runtime/clock.js';
 import { frozenInputOf, isDisputed } from './frozen-input.js';
@@ -11,11 +11,20 @@ import { EvaluatorFailure, type Judge, type Judgement } from './judge.js';
 import { MAX_REASON_CHARS } from './judgement.js';
 import type { ServiceClient } from './service-client.js';
 
-export interface EvaluatorRoleDeps {
-  /** A connection that may read the journal with a consumer of its own. */
+/** A journal consumer of the role's own: a connection that may read the journal, and the consumer's name. */
+export interface JournalConsumer {
   nats: Nats;
   /** The durable consumer's name: evaluators that share it share the disputes it delivers. */
   consumerName: string;
+}
+
+export interface EvaluatorRoleDeps {
+  /**
+   * How the role hears of a dispute as it opens (the sweep finds the others): from a consumer of its own on
+   * the journal (`npm run evaluator`), or, without one, from whoever calls `noticed` with each pact written
+   * (a node's projector, which reads every entry anyway: no second delivery of each one).
+   */
+  journal?: JournalConsumer;
   service: ServiceClient;
   /** Sends a verdict through the command path of `POST /pacts/:id/verdict`. */
   submit: (pactId: string, verdict: VerdictBody) => Promise<CommandReply>;
@@ -55,11 +64,11 @@ const SWEEP_EVERY_MS = 60_000;
 const OBJECTION = '"event":{"type":"object"';
 
 /**
- * The evaluator role. It follows the journal with a durable consumer of its own, and for each dispute (an
- * `object` entry) it reads the pact, assembles the frozen input, lets its judge decide (each try at most
+ * The evaluator role. It hears of each dispute as it opens (an `object` entry on its own journal consumer, or
+ * a DISPUTED pact it is told of), and for each one it reads the pact, assembles the frozen input, lets its judge decide (each try at most
  * `attemptMs`, never past `verdictBy`), signs the verdict with the pinned key and submits it. A judge that
  * fails JUDGEMENTS times ends nothing: the dispute then ends by `onFailure` when `verdictBy` is poked.
- * The consumer needs no acks: disputes are also found by a sweep of the DISPUTED pacts at start and every
+ * Neither way is kept durably: disputes are also found by a sweep of the DISPUTED pacts at start and every
  * minute, which brings back whatever a crash or a stop interrupted. A verdict submitted twice applies once:
  * the first moves the pact out of DISPUTED.
  */
@@ -104,25 +113,14 @@ export class EvaluatorRole {
     await this.unfollow();
   }
 
+  /** A pact was written: a dispute this process has not dealt with is judged. Cheap for any other pact. */
+  noticed(pact: Pact): void {
+    if (!this.judge || !isDisputed(pact) || this.dealtWith.has(pact.id)) return;
+    this.enqueue({ pactId: pact.id, nonce: pact.stateNonce, judged: 0, failedReads: 0 });
+  }
+
   private async follow(): Promise<void> {
-    const { jsm, js } = this.deps.nats;
-    const name = this.deps.consumerName;
-    const existing = await jsm.consumers.info(JOURNAL_STREAM, name).catch(() => undefined);
-    if (existing && existing.config.ack_policy !== AckPolicy.None) await jsm.consumers.delete(JOURNAL_STREAM, name);
-    if (!existing || existing.config.ack_policy !== AckPolicy.None) {
-      await jsm.consumers.add(JOURNAL_STREAM, {
-        durable_name: name,
-        filter_subject: JOURNAL_WILDCARD,
-        ack_policy: AckPolicy.None,
-        // Earlier disputes are found by the sweep, not by reading the whole journal.
-        deliver_policy: DeliverPolicy.New,
-      });
-    }
-    const messages = await (await js.consumers.get(JOURNAL_STREAM, name)).consume(PULL);
-    this.messages = messages;
-    void (async () => {
-      for await (const message of messages) this.arrived(message.data, message.subject);
-    })().catch((error) => console.error('evaluator stopped reading the journal:', String(error)));
+    if (this.deps.journal) this.messages = await consume(this.deps.journal, (data, subject) => this.arrived(data, subject));
     this.sweeper = setInterval(() => void this.sweep(), SWEEP_EVERY_MS);
     void this.sweep();
   }
@@ -240,4 +238,27 @@ function delayBeforeNext(job: Job, outcome: Outcome): number | undefined {
   if (outcome === 'retry') return Math.min(RETRY_MS * 2 ** Math.min(job.failedReads++, 8), MAX_RETRY_MS);
   if (outcome === 'judgeFailed' && job.judged < JUDGEMENTS) return JUDGE_RETRY_MS * 2 ** (job.judged - 1);
   return undefined;
+}
+
+/**
+ * Reads the journal's new entries with the durable consumer `consumerName`, without acks, handing each one
+ * to `arrived`; made anew when one of another ack policy is found under that name.
+ */
+async function consume({ nats: { jsm, js }, consumerName: name }: JournalConsumer, arrived: (data: Uint8Array, subject: string) => void): Promise<ConsumerMessages> {
+  const existing = await jsm.consumers.info(JOURNAL_STREAM, name).catch(() => undefined);
+  if (existing && existing.config.ack_policy !== AckPolicy.None) await jsm.consumers.delete(JOURNAL_STREAM, name);
+  if (!existing || existing.config.ack_policy !== AckPolicy.None) {
+    await jsm.consumers.add(JOURNAL_STREAM, {
+      durable_name: name,
+      filter_subject: JOURNAL_WILDCARD,
+      ack_policy: AckPolicy.None,
+      // Earlier disputes are found by the sweep, not by reading the whole journal.
+      deliver_policy: DeliverPolicy.New,
+    });
+  }
+  const messages = await (await js.consumers.get(JOURNAL_STREAM, name)).consume(PULL);
+  void (async () => {
+    for await (const message of messages) arrived(message.data, message.subject);
+  })().catch((error) => console.error('evaluator stopped reading the journal:', String(error)));
+  return messages;
 }

@@ -29,8 +29,7 @@ const bus = new CommandBus(gateway, config.partitions, config.commandTimeoutMs);
 const key = loadKey(settings.keyFile!);
 const clock = { now: () => Date.now() };
 const role = new EvaluatorRole({
-  nats: reader,
-  consumerName: settings.consumer,
+  journal: { nats: reader, consumerName: settings.consumer },
   service: new ServiceClient(() => settings.serviceUrl!, key, clock),
   submit: (pactId, verdict) => bus.send(pactId, { type: 'verdict', verdict }),
   key,

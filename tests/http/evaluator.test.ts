@@ -2,10 +2,13 @@
 // with no one but the evaluator acting, in a signed verdict with the right payouts and forfeits; a model that
 // hangs or answers garbage ends in the refund at verdictBy.
 import { mkdtempSync, writeFileSync } from 'node:fs';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { JOURNAL_STREAM } from '../../actors/subjects.js';
 import { inputHashOf } from '../../machines/pact/rules.js';
 import type { Pact } from '../../machines/pact/types.js';
 import { verifySignature } from '../../protocol/verify.js';
@@ -57,6 +60,18 @@ test('/health shows the pinned policy and counts the disputes awaiting a verdict
   assert.ok((await stack.client.request('GET', '/health')).body.pending.disputes >= 1);
   await stack.client.request('POST', '/__test/evaluator', { mode: 'sandbox' });
   await afterDispute(stack, id); // the sweep finds a dispute opened while no evaluator followed
+});
+
+test('the node hears of disputes from its projector: its evaluator has no journal consumer of its own', async ({ stack }) => {
+  const nc = await connect({ servers: stack.natsUrl });
+  try {
+    const names: string[] = [];
+    for await (const consumer of (await jetstreamManager(nc)).consumers.list(JOURNAL_STREAM)) names.push(consumer.name);
+    assert.ok(names.some((name) => name.startsWith('projector-')), `the projector reads the journal: ${names.join(', ')}`);
+    assert.not.ok(names.includes('evaluator'), `no consumer named as PACT_EVALUATOR_CONSUMER: ${names.join(', ')}`);
+  } finally {
+    await nc.close();
+  }
 });
 
 test('sandbox: delivered blobs uphold the proposal; the objector forfeits its bond', async ({ stack }) => {
