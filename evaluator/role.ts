@@ -85,6 +85,8 @@ export class EvaluatorRole {
   private dealtWith = new Set<string>();
   private running = 0;
   private stopped = false;
+  /** Between `follow` and `unfollow`: judging what it hears of (not before start, when the service may not answer yet). */
+  private following = false;
 
   constructor(
     private readonly deps: EvaluatorRoleDeps,
@@ -115,17 +117,19 @@ export class EvaluatorRole {
 
   /** A pact was written: a dispute this process has not dealt with is judged. Cheap for any other pact. */
   noticed(pact: Pact): void {
-    if (!this.judge || !isDisputed(pact) || this.dealtWith.has(pact.id)) return;
+    if (!this.following || !isDisputed(pact) || this.dealtWith.has(pact.id)) return;
     this.enqueue({ pactId: pact.id, nonce: pact.stateNonce, judged: 0, failedReads: 0 });
   }
 
   private async follow(): Promise<void> {
+    this.following = true;
     if (this.deps.journal) this.messages = await consume(this.deps.journal, (data, subject) => this.arrived(data, subject));
     this.sweeper = setInterval(() => void this.sweep(), SWEEP_EVERY_MS);
     void this.sweep();
   }
 
   private async unfollow(): Promise<void> {
+    this.following = false;
     clearInterval(this.sweeper);
     await this.messages?.close();
     this.messages = undefined;
