@@ -21,10 +21,11 @@ export interface JournalConsumer {
 export interface EvaluatorRoleDeps {
   /**
    * How the role hears of a dispute as it opens (the sweep finds the others): from a consumer of its own on
-   * the journal (`npm run evaluator`), or, without one, from whoever calls `noticed` with each pact written
-   * (a node's projector, which reads every entry anyway: no second delivery of each one).
+   * the journal (`npm run evaluator`), or from whoever calls `noticed` with each pact written (a node's
+   * projector, which reads every entry anyway), for the pacts `mine` names (a node's: those of the partitions
+   * its host holds, so that one node judges each).
    */
-  journal?: JournalConsumer;
+  hears: { journal: JournalConsumer } | { mine: (pactId: string) => boolean };
   service: ServiceClient;
   /** Sends a verdict through the command path of `POST /pacts/:id/verdict`. */
   submit: (pactId: string, verdict: VerdictBody) => Promise<CommandReply>;
@@ -115,15 +116,17 @@ export class EvaluatorRole {
     await this.unfollow();
   }
 
-  /** A pact was written: a dispute this process has not dealt with is judged. Cheap for any other pact. */
+  /** A pact was written: a dispute of its own this process has not dealt with is judged. Cheap for any other pact. */
   noticed(pact: Pact): void {
     if (!this.following || !isDisputed(pact) || this.dealtWith.has(pact.id)) return;
+    if (!('mine' in this.deps.hears) || !this.deps.hears.mine(pact.id)) return;
     this.enqueue({ pactId: pact.id, nonce: pact.stateNonce, judged: 0, failedReads: 0 });
   }
 
   private async follow(): Promise<void> {
     this.following = true;
-    if (this.deps.journal) this.messages = await consume(this.deps.journal, (data, subject) => this.arrived(data, subject));
+    const { hears } = this.deps;
+    if ('journal' in hears) this.messages = await consume(hears.journal, (data, subject) => this.arrived(data, subject));
     this.sweeper = setInterval(() => void this.sweep(), SWEEP_EVERY_MS);
     void this.sweep();
   }

@@ -83,6 +83,17 @@ export class Projector {
     this.listeners.push(listener);
   }
 
+  /** Hands a written record to every listener; one that throws is logged and keeps neither the others nor the projector from going on. */
+  private tell(pact: Pact): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(pact);
+      } catch (error) {
+        console.error(`projector: a listener failed on pact ${pact.id}:`, String(error));
+      }
+    }
+  }
+
   /**
    * Whether the read model's record of `pactId` holds every entry journaled up to `seq` (it has read the
    * journal that far) and all of them replayed (a pact with an entry the machine refuses never counts).
@@ -198,7 +209,7 @@ export class Projector {
       this.releaseBatchWaiters();
       for (const record of records) this.remember(record);
       for (const { pactId, seq } of settled) this.readModel.settle(pactId, seq); // now on disk
-      for (const record of records) for (const listener of this.listeners) listener(record.pact);
+      for (const record of records) this.tell(record.pact);
       this.releaseWaiters();
     }
   }

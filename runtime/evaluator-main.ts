@@ -29,7 +29,7 @@ const bus = new CommandBus(gateway, config.partitions, config.commandTimeoutMs);
 const key = loadKey(settings.keyFile!);
 const clock = { now: () => Date.now() };
 const role = new EvaluatorRole({
-  journal: { nats: reader, consumerName: settings.consumer },
+  hears: { journal: { nats: reader, consumerName: settings.consumer } },
   service: new ServiceClient(() => settings.serviceUrl!, key, clock),
   submit: (pactId, verdict) => bus.send(pactId, { type: 'verdict', verdict }),
   key,

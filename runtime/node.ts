@@ -315,9 +315,9 @@ async function startRoles(config: Config, natsServer: NatsEndpoint): Promise<Pac
 
   const internalToken = randomBytes(32).toString('hex');
   const selfAddress = () => config.evaluator.serviceUrl ?? selfUrl(config.host, app.server.address() as AddressInfo);
-  // Told of the disputes of this host's partitions by the projector, as the payout worker is of payouts (the
-  // partition's holder judges them; other disputes, the sweep finds): no journal consumer of its own.
+  // Told of disputes by the projector, as the payout worker is of payouts: no journal consumer of its own.
   const evaluator = new EvaluatorRole({
+    hears: { mine: (pactId) => host.holds(partitionOfPact(pactId)) },
     // The token goes only to this node itself, never to a PACT_EVALUATOR_SERVICE_URL elsewhere.
     service: new ServiceClient(selfAddress, evaluatorKey, clock, config.evaluator.serviceUrl ? {} : { [INTERNAL_HEADER]: internalToken }),
     submit: (pactId, verdict) => bus.send(pactId, { type: 'verdict', verdict }),
@@ -325,9 +325,7 @@ async function startRoles(config: Config, natsServer: NatsEndpoint): Promise<Pac
     clock,
     attemptMs: config.evaluator.attemptMs,
   }, judge);
-  projector.onEntry((pact) => {
-    if (host.holds(partitionOfPact(pact.id))) evaluator.noticed(pact);
-  });
+  projector.onEntry((pact) => evaluator.noticed(pact));
 
   const app = await buildGateway({
     bus, readModel, projector, offers, stream, access, clock, http: config.http, publicUrl: config.publicUrl, journalFeed: (id, after, signal) => journalFeed(nats.reader, id, after, signal), addressBook, creditWallets: credit.wallets, rateLimits: config.rateLimits, natsConnections: connectionsOf(nats), blobs, internalToken, version: VERSION, rails, policy, serverParty, payoutWorker, host,

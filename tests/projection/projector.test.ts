@@ -77,6 +77,20 @@ test('a write the read model could not make is retried; the projector never move
   assert.is(await reopened.checkpoint(), seq);
 });
 
+test('a listener that throws keeps neither the others nor the projector from going on', async ({ journal, projector }) => {
+  const told: string[] = [];
+  projector.onEntry(() => {
+    throw new Error('a broken listener');
+  });
+  projector.onEntry((pact) => told.push(pact.id));
+  const [first, second] = [newPactWith('one'), newPactWith('two')];
+  await journal.append(created(first));
+  await within(projector.start(), 10_000);
+  const seq = await journal.append(created(second));
+  await within(projector.reached(seq), 10_000);
+  assert.equal(told, [first.id, second.id]);
+});
+
 test('a local commit is readable at once, and its journal message is skipped by sequence, not applied again', async (context) => {
   const { journal, readModel, projector } = context;
   const inJournal = newPactWith('as journaled');
