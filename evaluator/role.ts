@@ -66,12 +66,12 @@ const OBJECTION = '"event":{"type":"object"';
 
 /**
  * The evaluator role. It hears of each dispute as it opens (an `object` entry on its own journal consumer, or
- * a DISPUTED pact it is told of), and for each one it reads the pact, assembles the frozen input, lets its judge decide (each try at most
- * `attemptMs`, never past `verdictBy`), signs the verdict with the pinned key and submits it. A judge that
- * fails JUDGEMENTS times ends nothing: the dispute then ends by `onFailure` when `verdictBy` is poked.
- * Neither way is kept durably: disputes are also found by a sweep of the DISPUTED pacts at start and every
- * minute, which brings back whatever a crash or a stop interrupted. A verdict submitted twice applies once:
- * the first moves the pact out of DISPUTED.
+ * a DISPUTED pact it is told of), and for each one it reads the pact, assembles the frozen input, lets its
+ * judge decide (each try at most `attemptMs`, never past `verdictBy`), signs the verdict with the pinned key
+ * and submits it. A judge that fails JUDGEMENTS times ends nothing: the dispute then ends by `onFailure`
+ * when `verdictBy` is poked. Neither way of hearing is kept durably: disputes are also found by a sweep of
+ * the DISPUTED pacts at start and every minute, which brings back whatever a crash or a stop interrupted. A
+ * verdict submitted twice applies once: the first moves the pact out of DISPUTED.
  */
 export class EvaluatorRole {
   private messages: ConsumerMessages | undefined;
