@@ -29,8 +29,7 @@ export interface PayoutSource {
  * plans payouts the machine refuses never reaches a record, so it pays nothing.
  */
 export class PayoutWorker {
-  /** Pacts to pay, each with the record the projector told of (undefined: read the newest first, as a scan or a retry does). */
-  private readonly queued = new Map<string, Pact | undefined>();
+  private readonly queued = new Set<string>();
   private readonly working = new Set<string>();
   /** Pacts whose last try left payouts unpaid (a rail failure, a payee with no address), waiting to try again. */
   private readonly retrying = new Set<string>();
@@ -56,12 +55,12 @@ export class PayoutWorker {
 
   /** Pacts with payouts waiting to be paid or recorded, known in memory: `at` is always now. */
   get pending(): { count: number; at: number } {
-    return { count: new Set([...this.queued.keys(), ...this.working, ...this.retrying]).size, at: Date.now() };
+    return { count: new Set([...this.queued, ...this.working, ...this.retrying]).size, at: Date.now() };
   }
 
-  /** A pact's record was written: pays what it holds unpaid, from that record (the newest: no read needed). */
+  /** A pact's record was written: pays what it holds unpaid. */
   notice(pact: Pact): void {
-    if (unpaidOf(pact).length > 0 && this.source.mine(pact.id)) this.enqueue(pact.id, pact);
+    if (unpaidOf(pact).length > 0 && this.source.mine(pact.id)) this.enqueue(pact.id);
   }
 
   private scan(): Promise<void> {
@@ -75,18 +74,18 @@ export class PayoutWorker {
     return this.scanning;
   }
 
-  private enqueue(pactId: string, written?: Pact): void {
+  private enqueue(pactId: string): void {
     if (this.stopped || this.working.has(pactId)) return;
-    this.queued.set(pactId, written);
+    this.queued.add(pactId);
     this.next();
   }
 
   private next(): void {
     while (this.working.size < CONCURRENCY && this.queued.size > 0) {
-      const [pactId, written] = this.queued.entries().next().value as [string, Pact | undefined];
+      const pactId = this.queued.values().next().value as string;
       this.queued.delete(pactId);
       this.working.add(pactId);
-      void this.pay(pactId, written).then((done) => {
+      void this.pay(pactId).then((done) => {
         this.working.delete(pactId);
         if (!done) this.retryLater(pactId);
         this.next();
@@ -102,14 +101,10 @@ export class PayoutWorker {
     }, RETRY_DELAY_MS).unref();
   }
 
-  /**
-   * Pays the pact's unpaid payouts and records them; resolves to whether nothing is left to do. A record told
-   * of that is no longer the newest can only pay again what the rail's keys make a no-op, and fail to record:
-   * the retry reads the newest.
-   */
-  private async pay(pactId: string, written: Pact | undefined): Promise<boolean> {
+  /** Pays the pact's unpaid payouts and records them; resolves to whether nothing is left to do. */
+  private async pay(pactId: string): Promise<boolean> {
     try {
-      const pact = written ?? (await this.source.pact(pactId));
+      const pact = await this.source.pact(pactId);
       const unpaid = pact ? unpaidOf(pact) : [];
       if (!pact || unpaid.length === 0) return true;
       const rail = this.rails.get(pact.rail);
