@@ -77,14 +77,4 @@ test('a pact found by the scan is read first, then paid', async () => {
   worker.stop();
 });
 
-test('a pact with nothing unpaid is not paid', async () => {
-  const pact = { ...settled(), payouts: [] };
-  const { paid, recorded, worker } = fixture([pact]);
-  worker.notice(pact);
-  await settle();
-  assert.equal(paid, []);
-  assert.equal(recorded, []);
-  worker.stop();
-});
-
 test.run();
