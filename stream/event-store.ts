@@ -208,7 +208,7 @@ export class EventStore {
       if (keys.length === 0) break;
       const seqs = keys.map(seqOfTimeKey);
       const records = await this.records.getMany(seqs);
-      await this.forget(keys.map((timeKey, i) => ({ seq: seqs[i]!, timeKey, record: records[i] })));
+      await this.forget(keys.map((timeKey, i) => ({ seq: seqs[i]!, timeKey, text: records[i] === undefined ? undefined : readRecord(records[i]!).text })));
       swept += keys.length;
     }
     await this.sweepHours(now);
@@ -224,14 +224,17 @@ export class EventStore {
     for (;;) {
       const entries = await this.records.iterator({ lt: seqKey(firstSeq), limit: batchSize }).all();
       if (entries.length === 0) return swept;
-      await this.forget(entries.map(([seq, record]) => ({ seq, timeKey: timeKeyOf(readRecord(record).facets.receivedAt, seq), record })));
+      await this.forget(entries.map(([seq, record]) => {
+        const { facets, text } = readRecord(record);
+        return { seq, timeKey: timeKeyOf(facets.receivedAt, seq), text };
+      }));
       swept += entries.length;
     }
   }
 
-  /** Deletes events (by their sequence keys, with their records as read) with their time keys and ids, in one batch. */
-  private async forget(events: { seq: string; timeKey: string; record: string | undefined }[]): Promise<void> {
-    const ids = events.flatMap(({ record }) => (record === undefined ? [] : [(JSON.parse(readRecord(record).text) as StreamEvent).id]));
+  /** Deletes events (by their sequence keys, with their texts as read) with their time keys and ids, in one batch. */
+  private async forget(events: { seq: string; timeKey: string; text: string | undefined }[]): Promise<void> {
+    const ids = events.flatMap(({ text }) => (text === undefined ? [] : [(JSON.parse(text) as StreamEvent).id]));
     await this.level.batch([
       ...events.flatMap(({ seq, timeKey }) => [
         { type: 'del' as const, key: timeKey, sublevel: this.times },
