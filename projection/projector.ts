@@ -4,6 +4,7 @@ import { applyEntry } from '../actors/replay.js';
 import { JOURNAL_STREAM, pactIdOfJournalSubject } from '../actors/subjects.js';
 import { JournalFollower, MAX_BACKLOG, type JournalMessage } from './journal-follower.js';
 import { PositionWaiters } from './position-waiters.js';
+import { MessageTap } from './tapped-follower.js';
 import type { Pact } from '../machines/pact/types.js';
 import { recordOfStored, type PactRecord, type ReadModel, type StoredRecord } from './read-model.js';
 
@@ -64,6 +65,8 @@ export class Projector {
   /** A journal follower held back until the batch being written is done. */
   private readonly batchWaiters: (() => void)[] = [];
   private stopped = false;
+  /** Every journal message the follower takes, for a reader that needs each entry (the pact notifier). */
+  readonly journalTap = new MessageTap();
 
   /** `nodeId` names this node's consumer: every node keeps its own read model. */
   constructor(
@@ -110,6 +113,7 @@ export class Projector {
     const position = await this.readModel.checkpoint();
     this.positions.reach(position);
     this.unreplayable = await this.readModel.unreplayablePacts();
+    this.journalTap.from(position);
     const target = await this.follower.start(position);
     await this.reached(target);
   }
@@ -162,6 +166,7 @@ export class Projector {
 
   /** A journal message: written with the next batch; a long backlog holds the follower back until written. */
   private fromJournal(message: JournalMessage): Promise<void> | undefined {
+    this.journalTap.tell(message);
     this.arrive(message);
     if (this.arrivals.length < MAX_BACKLOG || !this.writing) return undefined;
     // Until the batch being written is done (not until nothing is left: this node's commits keep coming).

@@ -302,7 +302,7 @@ async function startRoles(config: Config, natsServer: NatsEndpoint): Promise<Pac
     (event, receivedAt) => storeEvent(nats.gateway.publisher, event, receivedAt, eventProjector),
     pool?.signer ?? signingHere(nodeSigner(serverKey)),
     clock,
-    nodeId,
+    projector.journalTap,
   );
   await notifier.start();
   await host.start();

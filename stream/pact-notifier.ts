@@ -3,7 +3,8 @@ import { decodeEntry, entryMessage, type JournalEntry } from '../actors/journal.
 import { JOURNAL_STREAM } from '../actors/subjects.js';
 import type { AsyncSigner } from '../protocol/node-signer.js';
 import { ArrivalBatches } from '../projection/arrival-batches.js';
-import { JournalFollower, type JournalMessage } from '../projection/journal-follower.js';
+import type { JournalMessage } from '../projection/journal-follower.js';
+import { TappedFollower, type JournalTap } from '../projection/tapped-follower.js';
 import type { Clock } from '../runtime/clock.js';
 import { eventIdOf, MAX_EVENT_LIFETIME_MS, type PublicEvent } from './event.js';
 import type { EventStore } from './event-store.js';
@@ -48,14 +49,15 @@ export async function notificationOf(entry: JournalEntry & { state: NonNullable<
 export const receivedAtOf = (notification: PublicEvent, now: number) => Math.max(now, Date.parse(notification.createdAt));
 
 /**
- * Follows the pact journal from its own position (kept in the node's event store) and publishes a
+ * Follows the pact journal from its own position (kept in the node's event store), hearing what the node's
+ * projector takes from it and reading the rest by sequence (`TappedFollower`), and publishes a
  * notification for every entry that changes a pact's state, then moves its position on. After a crash it
  * starts again from the last position it kept: an event made again has the same id, which the stream and
  * the event store already hold, so each transition is notified once. Every node runs one; they publish the
  * same ids.
  */
 export class PactNotifier {
-  private readonly follower: JournalFollower;
+  private readonly follower: TappedFollower;
   private readonly batches = new ArrivalBatches('the pact notifier', (messages) => this.notifyInBatches(messages));
   private stopped = false;
   /** The journal sequence notified up to, and the one the store holds. */
@@ -71,14 +73,15 @@ export class PactNotifier {
     private readonly publish: (event: PublicEvent, receivedAt: number) => Promise<unknown>,
     private readonly server: AsyncSigner,
     private readonly clock: Clock,
-    nodeId: string,
+    /** The journal as the node's projector takes it: nats-server delivers it to the node once. */
+    journal: JournalTap,
   ) {
-    this.follower = new JournalFollower(nats, JOURNAL_STREAM, `notifier-${nodeId}`, (message) => this.batches.arrive(message));
+    this.follower = new TappedFollower(nats, JOURNAL_STREAM, 'the pact notifier', journal, (message) => this.batches.arrive(message));
   }
 
   async start(): Promise<void> {
     this.reached = this.written = await this.store.notifiedUpTo();
-    await this.follower.start(this.reached);
+    this.follower.start(this.reached);
   }
 
   async stop(): Promise<void> {

@@ -10,6 +10,8 @@ import { PactNotifier } from '../../stream/pact-notifier.js';
 import { NotifiedParties } from '../../stream/notified-parties.js';
 import { startJournalBench, type JournalBench } from '../support/journal-bench.js';
 import { pactFrom, twoPartySpec } from '../support/pacts.js';
+import { Projector } from '../../projection/projector.js';
+import { ReadModel } from '../../projection/read-model.js';
 
 // The notifier keeps its journal position in the event store: not after every entry of a quiet node, but
 // once it has been idle a moment, and when it stops. A notifier started again goes on from there.
@@ -17,6 +19,8 @@ import { pactFrom, twoPartySpec } from '../support/pacts.js';
 interface Context {
   bench: JournalBench;
   store: EventStore;
+  /** The node's projector, which the notifier hears the journal from. */
+  projector: Projector;
   published: PublicEvent[];
   /** Every notifier a test started: stopped after it, failed or not. */
   notifiers: PactNotifier[];
@@ -27,11 +31,16 @@ test.before.each(async (context) => {
   context.bench = await startJournalBench('notifier-position');
   context.store = new EventStore(context.bench.level);
   await context.store.open('test stream');
+  const readModel = new ReadModel(context.bench.level);
+  await readModel.open();
+  context.projector = new Projector(context.bench.nats, readModel, 'position-node');
+  await context.projector.start();
   context.published = [];
   context.notifiers = [];
 });
-test.after.each(async ({ bench, notifiers }) => {
+test.after.each(async ({ bench, projector, notifiers }) => {
   for (const notifier of notifiers) await notifier.stop();
+  await projector.stop();
   await bench.stop();
 });
 
@@ -39,16 +48,16 @@ const server = generateKeyPair();
 const pact = pactFrom(twoPartySpec(generateKeyPair(), generateKeyPair()));
 const at = Date.now();
 
-function notifierOf({ bench, store, published, notifiers }: Context): PactNotifier {
+function notifierOf({ bench, store, projector, published, notifiers }: Context): PactNotifier {
   const publish = async (event: PublicEvent) => void published.push(event);
-  const notifier = new PactNotifier(bench.nats, store, new NotifiedParties(bench.level), publish, signingHere(nodeSigner(server)), { now: () => Date.now() }, 'position-node');
+  const notifier = new PactNotifier(bench.nats, store, new NotifiedParties(bench.level), publish, signingHere(nodeSigner(server)), { now: () => Date.now() }, projector.journalTap);
   notifiers.push(notifier);
   return notifier;
 }
 
 /** Appends the pact's entry of `nonce` (its creation at 0) with a state change; resolves to its sequence. */
 function appendEntry({ bench }: Context, nonce: number): Promise<number> {
-  const event = nonce === 0 ? { type: 'created', at, pact } : { type: 'cancelled', at: at + nonce };
+  const event = nonce === 0 ? { type: 'created', at, pact } : { type: 'poke', at: at + nonce }; // past its funding deadline: cancelled
   const entry = { pactId: pact.id, nonce, commandId: `command-${nonce}`, event, state: nonce === 0 ? 'PROPOSED' : 'CANCELLED' } as JournalEntry;
   return bench.journal.append(entry);
 }

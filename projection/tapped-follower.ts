@@ -1,0 +1,125 @@
+import type { Nats } from '../actors/nats.js';
+import { streamMessage } from '../actors/stream-journal.js';
+import { MAX_BACKLOG, type JournalMessage } from './journal-follower.js';
+
+/**
+ * The messages another reader of a journal stream takes (the projector's follower): each once, in stream
+ * order, with no gap, as it takes them. `position` is the last one taken so far.
+ */
+export interface JournalTap {
+  readonly position: number;
+  listen(listener: (message: JournalMessage) => void): void;
+}
+
+/** The tap a reader keeps: it `tell`s each message it takes, after `from` (where it started) if it told none. */
+export class MessageTap implements JournalTap {
+  position = 0;
+  private readonly listeners: ((message: JournalMessage) => void)[] = [];
+
+  from(position: number): void {
+    this.position = Math.max(this.position, position);
+  }
+
+  listen(listener: (message: JournalMessage) => void): void {
+    this.listeners.push(listener);
+  }
+
+  tell(message: JournalMessage): void {
+    this.position = message.seq;
+    for (const listener of this.listeners) listener(message);
+  }
+}
+
+/**
+ * Hands every message of a journal stream on, in stream order, none skipped and none twice, from a given
+ * position, as `JournalFollower` does, but with no consumer of its own: it hears what a tap takes, so that
+ * nats-server delivers each message to the node once. What it has not heard (what came before it started,
+ * or what it dropped while its receiver held it back past `maxHeard` messages, for a tap is never held
+ * back) it reads from the stream by sequence, then goes on with what it heard.
+ */
+export class TappedFollower {
+  /** The last sequence handed on. */
+  private handed = 0;
+  /** Heard and not handed on yet, in stream order. */
+  private heard: JournalMessage[] = [];
+  private pumping: Promise<void> | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly nats: Nats,
+    private readonly stream: string,
+    /** Names the reader in the log. */
+    private readonly what: string,
+    private readonly tap: JournalTap,
+    /** Takes a message; a promise it returns holds the next message back until it settles. */
+    private readonly deliver: (message: JournalMessage) => void | Promise<void>,
+    /** Messages heard and held before the oldest are dropped. */
+    private readonly maxHeard = MAX_BACKLOG,
+  ) {}
+
+  /** Follows the stream from the message after `position`. */
+  start(position: number): void {
+    this.handed = position;
+    this.tap.listen((message) => this.hear(message));
+    this.pump();
+  }
+
+  /** Hands nothing more on; resolves once the message being handed on is taken. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.pumping;
+  }
+
+  private hear(message: JournalMessage): void {
+    if (this.stopped) return;
+    if (this.heard.length >= this.maxHeard) this.heard = []; // read back from the stream once the receiver is ready
+    this.heard.push(message);
+    this.pump();
+  }
+
+  /** Starts handing on unless that runs; once it ends, what arrived as it ended starts it again. */
+  private pump(): void {
+    if (this.pumping || this.stopped) return;
+    this.pumping = this.handOnAll().then(
+      () => {
+        this.pumping = undefined;
+        if (this.behind()) this.pump();
+      },
+      (error) => {
+        console.error(`${this.what} could not read ${this.stream}; trying again in a second:`, String(error));
+        this.pumping = undefined;
+        setTimeout(() => this.pump(), RETRY_MS).unref();
+      },
+    );
+  }
+
+  /** Something heard, or taken by the tap, is not handed on yet. */
+  private behind(): boolean {
+    return this.heard.length > 0 || this.tap.position > this.handed;
+  }
+
+  private async handOnAll(): Promise<void> {
+    while (!this.stopped) {
+      const next = this.heard[0];
+      if (next && next.seq <= this.handed) this.heard.shift();
+      else if (next && next.seq === this.handed + 1) await this.handOn(this.heard.shift()!);
+      else if ((next ? next.seq - 1 : this.tap.position) > this.handed) await this.readNext();
+      else return;
+    }
+  }
+
+  /** Reads the message after the last one handed on from the stream (one that aged out is passed). */
+  private async readNext(): Promise<void> {
+    const seq = this.handed + 1;
+    const message = await streamMessage(this.nats.jsm, this.stream, { seq });
+    if (message) await this.handOn({ seq, subject: message.subject, data: message.data });
+    else this.handed = Math.max(this.handed, seq);
+  }
+
+  private async handOn(message: JournalMessage): Promise<void> {
+    this.handed = message.seq;
+    await this.deliver(message);
+  }
+}
+
+const RETRY_MS = 1_000;
