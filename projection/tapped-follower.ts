@@ -1,4 +1,5 @@
-import type { Nats } from '../actors/nats.js';
+import { DeliverPolicy } from '@nats-io/jetstream';
+import { PULL, type Nats } from '../actors/nats.js';
 import { streamMessage } from '../actors/stream-journal.js';
 import { MAX_BACKLOG, type JournalMessage } from './journal-follower.js';
 
@@ -35,7 +36,7 @@ export class MessageTap implements JournalTap {
  * position, as `JournalFollower` does, but with no consumer of its own: it hears what a tap takes, so that
  * nats-server delivers each message to the node once. What it has not heard (what came before it started,
  * or what it dropped while its receiver held it back past `maxHeard` messages, for a tap is never held
- * back) it reads from the stream by sequence, then goes on with what it heard.
+ * back) it reads from the stream, then goes on with what it heard.
  */
 export class TappedFollower {
   /** The last sequence handed on. */
@@ -103,12 +104,30 @@ export class TappedFollower {
       const next = this.heard[0];
       if (next && next.seq <= this.handed) this.heard.shift();
       else if (next && next.seq === this.handed + 1) await this.handOn(this.heard.shift()!);
-      else if ((next ? next.seq - 1 : this.tap.position) > this.handed) await this.readNext();
+      else if ((next ? next.seq - 1 : this.tap.position) > this.handed) await this.readUpTo(next ? next.seq - 1 : this.tap.position);
       else return;
     }
   }
 
-  /** Reads the message after the last one handed on from the stream (one that aged out is passed). */
+  /**
+   * Reads what follows the last message handed on, through `upTo` at least, from the stream: in chunks
+   * through an ordered consumer (a node back after an hour in a busy cluster may be millions behind), then,
+   * when a chunk brings nothing, the next sequence by itself (it may be gone, or NATS may be down).
+   */
+  private async readUpTo(upTo: number): Promise<void> {
+    const consumer = await this.nats.js.consumers.get(this.stream, { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: this.handed + 1 });
+    while (this.handed < upTo && !this.stopped) {
+      const before = this.handed;
+      const messages = await consumer.fetch({ ...PULL, max_messages: Math.min(upTo - this.handed, READ_CHUNK) });
+      for await (const message of messages) {
+        if (this.stopped) break;
+        if (message.seq > this.handed) await this.handOn({ seq: message.seq, subject: message.subject, data: message.data });
+      }
+      if (this.handed === before) return this.readNext();
+    }
+  }
+
+  /** Reads the message after the last one handed on by its sequence; one that is not there is passed. */
   private async readNext(): Promise<void> {
     const seq = this.handed + 1;
     const message = await streamMessage(this.nats.jsm, this.stream, { seq });
@@ -123,3 +142,5 @@ export class TappedFollower {
 }
 
 const RETRY_MS = 1_000;
+/** Messages fetched at a time when reading the stream. */
+const READ_CHUNK = 500;

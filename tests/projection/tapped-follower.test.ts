@@ -66,6 +66,18 @@ test('what the tap took before the start is read from the stream, then what it t
   assert.equal(Buffer.from(handed[0]!.data), Buffer.from(second!.data), 'what was read is the message itself');
 });
 
+test('far behind the tap, it reads the stream in chunks, passing over what is not there', async (context) => {
+  const messages = await appended(context, 1_200);
+  const gone = messages[700]!.seq;
+  await context.bench.nats.jsm.streams.deleteMessage(JOURNAL_STREAM, gone);
+  context.tap.from(messages.at(-1)!.seq);
+  const handed: JournalMessage[] = [];
+  followerOf(context, (message) => void handed.push(message)).start(0);
+  await until(() => handed.length >= messages.length - 1, 'every message there is', 30_000);
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  assert.equal(seqsOf(handed), seqsOf(messages).filter((seq) => seq !== gone));
+});
+
 test('a receiver that holds it back past what it may keep heard: what it dropped is read back, each once, in order', async (context) => {
   const messages = await appended(context, 12);
   let release!: () => void;
