@@ -9,25 +9,34 @@ import { MAX_BACKLOG, type JournalMessage } from './journal-follower.js';
  */
 export interface JournalTap {
   readonly position: number;
-  listen(listener: (message: JournalMessage) => void): void;
+  /** Tells `listener` of each message from now on, until the function it returns is called. */
+  listen(listener: (message: JournalMessage) => void): () => void;
 }
 
 /** The tap a reader keeps: it `tell`s each message it takes, after `from` (where it started) if it told none. */
 export class MessageTap implements JournalTap {
   position = 0;
-  private readonly listeners: ((message: JournalMessage) => void)[] = [];
+  private readonly listeners = new Set<(message: JournalMessage) => void>();
 
   from(position: number): void {
     this.position = Math.max(this.position, position);
   }
 
-  listen(listener: (message: JournalMessage) => void): void {
-    this.listeners.push(listener);
+  listen(listener: (message: JournalMessage) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
+  /** Tells every listener; one that throws is logged and keeps neither the others nor the teller from going on. */
   tell(message: JournalMessage): void {
     this.position = message.seq;
-    for (const listener of this.listeners) listener(message);
+    for (const listener of this.listeners) {
+      try {
+        listener(message);
+      } catch (error) {
+        console.error(`a listener failed on journal message ${message.seq}:`, String(error));
+      }
+    }
   }
 }
 
@@ -35,8 +44,9 @@ export class MessageTap implements JournalTap {
  * Hands every message of a journal stream on, in stream order, none skipped and none twice, from a given
  * position, as `JournalFollower` does, but with no consumer of its own: it hears what a tap takes, so that
  * nats-server delivers each message to the node once. What it has not heard (what came before it started,
- * or what it dropped while its receiver held it back past `maxHeard` messages, for a tap is never held
- * back) it reads from the stream, then goes on with what it heard.
+ * or what it let pass while its receiver held it back with `maxHeard` messages waiting, for a tap is never
+ * held back) it reads from the stream, then goes on with what it heard. So it moves only as far as the tap
+ * has: a tap held back holds it back too.
  */
 export class TappedFollower {
   /** The last sequence handed on. */
@@ -45,6 +55,7 @@ export class TappedFollower {
   private heard: JournalMessage[] = [];
   private pumping: Promise<void> | undefined;
   private stopped = false;
+  private unlisten: (() => void) | undefined;
 
   constructor(
     private readonly nats: Nats,
@@ -54,26 +65,26 @@ export class TappedFollower {
     private readonly tap: JournalTap,
     /** Takes a message; a promise it returns holds the next message back until it settles. */
     private readonly deliver: (message: JournalMessage) => void | Promise<void>,
-    /** Messages heard and held before the oldest are dropped. */
+    /** Messages heard and waiting past which what it hears is let pass (and read from the stream later). */
     private readonly maxHeard = MAX_BACKLOG,
   ) {}
 
   /** Follows the stream from the message after `position`. */
   start(position: number): void {
     this.handed = position;
-    this.tap.listen((message) => this.hear(message));
+    this.unlisten = this.tap.listen((message) => this.hear(message));
     this.pump();
   }
 
   /** Hands nothing more on; resolves once the message being handed on is taken. */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.unlisten?.();
     await this.pumping;
   }
 
   private hear(message: JournalMessage): void {
-    if (this.stopped) return;
-    if (this.heard.length >= this.maxHeard) this.heard = []; // read back from the stream once the receiver is ready
+    if (this.stopped || this.heard.length >= this.maxHeard) return; // read from the stream once what waits is handed on
     this.heard.push(message);
     this.pump();
   }
@@ -116,14 +127,18 @@ export class TappedFollower {
    */
   private async readUpTo(upTo: number): Promise<void> {
     const consumer = await this.nats.js.consumers.get(this.stream, { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: this.handed + 1 });
-    while (this.handed < upTo && !this.stopped) {
-      const before = this.handed;
-      const messages = await consumer.fetch({ ...PULL, max_messages: Math.min(upTo - this.handed, READ_CHUNK) });
-      for await (const message of messages) {
-        if (this.stopped) break;
-        if (message.seq > this.handed) await this.handOn({ seq: message.seq, subject: message.subject, data: message.data });
+    try {
+      while (this.handed < upTo && !this.stopped) {
+        const before = this.handed;
+        const messages = await consumer.fetch({ ...PULL, max_messages: Math.min(upTo - this.handed, READ_CHUNK) });
+        for await (const message of messages) {
+          if (this.stopped) break;
+          if (message.seq > this.handed) await this.handOn({ seq: message.seq, subject: message.subject, data: message.data });
+        }
+        if (this.handed === before) return await this.readNext();
       }
-      if (this.handed === before) return this.readNext();
+    } finally {
+      consumer.delete().catch(() => undefined); // else it stays on the server, idle, for minutes
     }
   }
 

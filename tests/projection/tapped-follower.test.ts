@@ -119,4 +119,25 @@ test('stopped, it hands nothing more on', async (context) => {
   assert.equal(seqsOf(handed), [messages[0]!.seq]);
 });
 
+test('the tap: a listener that throws keeps neither the others nor the teller from going on; one that stopped listening hears nothing', () => {
+  const tap = new MessageTap();
+  const heard: number[] = [];
+  tap.listen(() => {
+    throw new Error('a failing listener');
+  });
+  const unlisten = tap.listen((message) => void heard.push(message.seq));
+  const message = (seq: number): JournalMessage => ({ seq, subject: 'pact.journal.p_test', data: new Uint8Array() });
+  const logged = console.error;
+  console.error = () => undefined;
+  try {
+    tap.tell(message(1));
+    unlisten();
+    tap.tell(message(2));
+  } finally {
+    console.error = logged;
+  }
+  assert.equal(heard, [1]);
+  assert.is(tap.position, 2);
+});
+
 test.run();
