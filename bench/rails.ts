@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { mppPayer, x402Payer } from '../client/evm-payers.js';
 import type { Pact } from '../machines/pact/types.js';
+import type { HttpResult } from '../client/pact-client.js';
 import { railReady, type RailHealth } from '../rails/rail.js';
 import { generateKeyPair } from '../protocol/sign.js';
 import { evmRailEnv, startEvmChain, type EvmChain } from '../tests/support/evm-chain.js';
@@ -59,13 +60,29 @@ async function untilRailReady(stack: Stack, rail: string): Promise<void> {
   }
 }
 
+/**
+ * The answer of `call`, made again once `/health` says the rail is ready when the service refused it as not
+ * ready (as a client does after `retryAfter`): the service judges the chain every few seconds, and one look
+ * that gets no answer in time (the chain here shares the bench's process) refuses new pacts until the next.
+ */
+async function whenReady<T>(stack: Stack, rail: string, call: () => Promise<HttpResult<T>>): Promise<HttpResult<T>> {
+  for (let attempt = 1; ; attempt++) {
+    const answer = await call();
+    if (answer.status !== 503 || (answer.body as { error?: string }).error !== 'rail_not_ready' || attempt === READY_ATTEMPTS) return answer;
+    console.log(`  the ${rail} rail was not ready for a create; waiting for /health to say it is`);
+    await untilRailReady(stack, rail);
+  }
+}
+
+const READY_ATTEMPTS = 3;
+
 async function trades(stack: Stack, chain: EvmChain, rail: 'x402' | 'mpp', count: number): Promise<string[]> {
   const collects: number[] = [];
   const payouts: number[] = [];
   const [buyerWallet, sellerWallet] = [chain.payers[0]!, chain.payers[1]!];
   for (let i = 0; i < count; i++) {
     const [seller, buyer] = [generateKeyPair(), generateKeyPair()];
-    const created = await stack.client.create(seller, tradeSpec(seller, buyer, { rail }));
+    const created = await whenReady(stack, rail, () => stack.client.create(seller, tradeSpec(seller, buyer, { rail })));
     if (created.status !== 200) throw new Error(`create on ${rail}: ${JSON.stringify(created.body)}`);
     const id = created.body.pact.id as string;
     for (const [key, wallet] of [[buyer, buyerWallet], [seller, sellerWallet]] as const) {
