@@ -64,6 +64,7 @@ async function untilRailReady(stack: Stack, rail: string): Promise<void> {
  * The answer of `call`, made again once `/health` says the rail is ready when the service refused it as not
  * ready (as a client does after `retryAfter`): the service judges the chain every few seconds, and one look
  * that gets no answer in time (the chain here shares the bench's process) refuses new pacts until the next.
+ * Each such wait is printed.
  */
 async function whenReady<T>(stack: Stack, rail: string, call: () => Promise<HttpResult<T>>): Promise<HttpResult<T>> {
   for (let attempt = 1; ; attempt++) {

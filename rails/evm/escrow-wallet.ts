@@ -143,6 +143,16 @@ export class EscrowWallet {
     return this.owed;
   }
 
+  /**
+   * What the payouts without a known outcome pay, in token units: sent, or about to be, they may have left
+   * the balance already while `liabilities` still counts them.
+   */
+  payingOut(): bigint {
+    let paying = 0n;
+    for (const tx of this.unknown.values()) if (tx.purpose.kind === 'payout') paying += BigInt(tx.purpose.amount);
+    return paying;
+  }
+
   /** Recorded transactions with no receipt seen yet (sent, or recorded just before a crash), and how long the oldest has waited. */
   unsettled(): { count: number; oldestMs: number } {
     const now = Date.now();

@@ -196,6 +196,16 @@ export class EvmEscrow {
     return undefined;
   }
 
+  /**
+   * What escrow owes once the payouts it is making are paid. A payout mined but not read yet has left the
+   * balance while the books still count it: judged short, the rail refused new pacts for seconds after every
+   * payout. Until one is mined, this overstates solvency by what it pays, at most; one that reverts is owed
+   * again at the next judgement.
+   */
+  private owedOncePaid(): bigint {
+    return this.wallet.liabilities() - this.wallet.payingOut();
+  }
+
   private async judgeHealth(): Promise<EvmHealth> {
     const { token, chainId, minGasWei } = this.config;
     const tokenCall = { address: token.address, abi: eip3009TokenAbi } as const;
@@ -220,8 +230,7 @@ export class EvmEscrow {
         CHAIN_ANSWER_MS,
       );
       const live = actualChainId === chainId && code !== undefined && code !== '0x';
-      // Owed is counted after the balance is read: a payout mined in between then shows as owed still (never the reverse).
-      const liabilities = this.wallet.liabilities();
+      const liabilities = this.owedOncePaid();
       return {
         ...common,
         live,
@@ -231,7 +240,7 @@ export class EvmEscrow {
         payoutsReady: live && gas >= minGasWei && !stalled,
       };
     } catch (error) {
-      const liabilities = this.wallet.liabilities().toString();
+      const liabilities = this.owedOncePaid().toString();
       return { ...common, live: false, problem: `the chain does not answer: ${shortError(error)}`, solvency: { ok: false, liabilities }, payoutsReady: false };
     }
   }
