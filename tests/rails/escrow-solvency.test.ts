@@ -1,31 +1,18 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { DiscardPolicy, RetentionPolicy, StorageType } from '@nats-io/jetstream';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { connectClient, type Nats } from '../../actors/nats.js';
-import { WALLET_STREAM, WALLET_TXS } from '../../actors/subjects.js';
-import { chainReader, plainChain } from '../../rails/evm/chain.js';
 import type { EvmConfig } from '../../rails/evm/config.js';
 import { tokenTransfer } from '../../rails/evm/eip3009.js';
-import { EscrowWallet } from '../../rails/evm/escrow-wallet.js';
+import type { EscrowWallet } from '../../rails/evm/escrow-wallet.js';
+import { startEscrowBench, type EscrowBench } from '../support/escrow-bench.js';
 import { EvmEscrow } from '../../rails/evm/evm-escrow.js';
-import { WalletLog } from '../../rails/evm/wallet-log.js';
-import { startNatsServer, type NatsServerProcess } from '../../runtime/nats-server.js';
-import { startEvmChain, type EvmChain } from '../support/evm-chain.js';
 import { testWallet } from '../support/evm/test-keys.js';
-import { forget, reapOnExit } from '../support/reaper.js';
 
 // The escrow's solvency, as `/health` judges it (a rail judged insolvent refuses new pacts and funds): the
 // token balance against what escrow owes. A payout mined but not read yet has left the balance while the
 // books still count it; escrow is not short for that. A real shortfall still shows.
 
 interface Context {
-  root: string;
-  server: NatsServerProcess;
-  nats: Nats;
-  chain: EvmChain;
+  bench: EscrowBench;
   wallet: EscrowWallet;
   escrow: EvmEscrow;
 }
@@ -33,24 +20,14 @@ interface Context {
 const test = suite<Context>('escrow solvency');
 
 test.before(async (context) => {
-  context.root = mkdtempSync(join(tmpdir(), 'pact-escrow-solvency-'));
-  context.server = await startNatsServer(join(context.root, 'nats'));
-  reapOnExit(context.server.pid);
-  context.nats = await connectClient(context.server.url, undefined, 'host');
-  await context.nats.jsm.streams.add({ name: WALLET_STREAM, subjects: [WALLET_TXS], retention: RetentionPolicy.Limits, storage: StorageType.File, discard: DiscardPolicy.New });
-  context.chain = await startEvmChain({ payers: 0 });
-  const reader = chainReader(plainChain(context.chain.chainId, context.chain.rpcUrl), 20);
-  context.wallet = await EscrowWallet.open(context.chain.escrow.account, reader, new WalletLog(context.nats.publisher, context.nats.jsm, context.chain.escrow.address));
-  const config = { chainId: context.chain.chainId, minGasWei: 1n, token: { address: context.chain.token.address, asset: 'TEST' } } as EvmConfig;
-  context.escrow = new EvmEscrow(config, context.wallet, reader, async () => undefined);
+  context.bench = await startEscrowBench('escrow-solvency');
+  const { chain } = context.bench;
+  context.wallet = await context.bench.openWallet();
+  const config = { chainId: chain.chainId, minGasWei: 1n, token: { address: chain.token.address, asset: 'TEST' } } as EvmConfig;
+  context.escrow = new EvmEscrow(config, context.wallet, context.bench.reader(), async () => undefined);
 });
-test.after(async ({ root, server, nats, chain, wallet }) => {
-  wallet?.stop();
-  await chain?.stop();
-  await nats?.nc.close();
-  await server?.stop();
-  forget(server?.pid);
-  rmSync(root, { recursive: true, force: true });
+test.after(async ({ bench }) => {
+  await bench?.stop();
 });
 
 const payee = testWallet('solvency payee');
@@ -65,7 +42,8 @@ async function solvencyNow({ escrow }: Context) {
 }
 
 test('a payout mined but not read yet leaves escrow solvent; a real shortfall does not', async (context) => {
-  const { chain, wallet } = context;
+  const { wallet } = context;
+  const { chain } = context.bench;
   // A collect of 100 (a zero transfer to itself stands in for the settlement; the tokens are minted).
   await chain.mint(chain.escrow.address, 100n);
   const collected = await wallet.send('collect:0xpayer:0x01', tokenTransfer(chain.token.address, chain.escrow.address, 0n), collect('p_1:fund.0:a', 100n));

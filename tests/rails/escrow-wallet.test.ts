@@ -1,48 +1,29 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { DiscardPolicy, RetentionPolicy, StorageType } from '@nats-io/jetstream';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { connectClient, type Nats } from '../../actors/nats.js';
-import { WALLET_STREAM, WALLET_TXS } from '../../actors/subjects.js';
+import type { Nats } from '../../actors/nats.js';
 import { chainReader, plainChain } from '../../rails/evm/chain.js';
 import { tokenTransfer } from '../../rails/evm/eip3009.js';
 import type { EvmConfig } from '../../rails/evm/config.js';
 import { EscrowWallet, KeySpentElsewhere } from '../../rails/evm/escrow-wallet.js';
 import { EvmEscrow } from '../../rails/evm/evm-escrow.js';
 import { WalletLog } from '../../rails/evm/wallet-log.js';
-import { startNatsServer, type NatsServerProcess } from '../../runtime/nats-server.js';
-import { startEvmChain, type EvmChain } from '../support/evm-chain.js';
+import type { EvmChain } from '../support/evm-chain.js';
+import { startEscrowBench, type EscrowBench } from '../support/escrow-bench.js';
 import { testWallet } from '../support/evm/test-keys.js';
-import { forget, reapOnExit } from '../support/reaper.js';
 
 // Two escrow wallets on one log, as two nodes paying from the same key: every nonce signed once, every claim
 // paid once, each node's copy of the log without duplicates, whatever they send at the same time.
 
-const test = suite<{ root: string; server: NatsServerProcess; nats: Nats; chain: EvmChain; wallets: EscrowWallet[] }>('escrow wallet');
+const test = suite<{ bench: EscrowBench; nats: Nats; chain: EvmChain; wallets: EscrowWallet[] }>('escrow wallet');
 
 test.before(async (context) => {
-  context.root = mkdtempSync(join(tmpdir(), 'pact-escrow-wallet-'));
-  context.server = await startNatsServer(join(context.root, 'nats'));
-  reapOnExit(context.server.pid);
-  context.nats = await connectClient(context.server.url, undefined, 'host');
-  await context.nats.jsm.streams.add({ name: WALLET_STREAM, subjects: [WALLET_TXS], retention: RetentionPolicy.Limits, storage: StorageType.File, discard: DiscardPolicy.New });
-  context.chain = await startEvmChain({ payers: 0 });
+  context.bench = await startEscrowBench('escrow-wallet');
+  ({ nats: context.nats, chain: context.chain } = context.bench);
   await context.chain.mint(context.chain.escrow.address, 1_000_000n);
-  const open = async () => {
-    const reader = chainReader(plainChain(context.chain.chainId, context.chain.rpcUrl), 20);
-    return EscrowWallet.open(context.chain.escrow.account, reader, new WalletLog(context.nats.publisher, context.nats.jsm, context.chain.escrow.address));
-  };
-  context.wallets = [await open(), await open()];
+  context.wallets = [await context.bench.openWallet(), await context.bench.openWallet()];
 });
-test.after(async ({ root, server, nats, chain, wallets }) => {
-  for (const wallet of wallets ?? []) wallet.stop();
-  await chain?.stop();
-  await nats?.nc.close();
-  await server?.stop();
-  forget(server?.pid);
-  rmSync(root, { recursive: true, force: true });
+test.after(async ({ bench }) => {
+  await bench?.stop();
 });
 
 const payout = (chain: EvmChain, key: string, to: `0x${string}`, amount: bigint) => ({
