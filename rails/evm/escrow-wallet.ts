@@ -52,8 +52,8 @@ export class EscrowWallet {
   private readonly unsettledSince = new Map<Hex, number>();
   private catchingUp: Promise<void> | undefined;
   private readonly outcomes = new Map<Hex, TxOutcome>();
-  /** Successful collects less successful payouts, added up as their outcomes become known (`liabilities`). */
-  private owed = 0n;
+  /** What successful collects took in and successful payouts paid, added up as their outcomes become known. */
+  private readonly totals = { collected: 0n, paid: 0n };
   private queue: Promise<unknown> = Promise.resolve();
   private resender: NodeJS.Timeout | undefined;
 
@@ -140,17 +140,22 @@ export class EscrowWallet {
 
   /** What escrow owes: every successful collect less every successful payout (both rails), in token units. */
   liabilities(): bigint {
-    return this.owed;
+    return this.totals.collected - this.totals.paid;
+  }
+
+  /** What successful collects took in and successful payouts paid (both rails), as far as outcomes are known. */
+  books(): { collected: bigint; paid: bigint } {
+    return { ...this.totals };
   }
 
   /**
-   * What the payouts without a known outcome pay, in token units: sent, or about to be, they may have left
-   * the balance already while `liabilities` still counts them.
+   * Takes in what the log holds (other nodes' transactions too) and reads the receipts of the newest `most`
+   * payouts without a known outcome: what has left escrow is then booked.
    */
-  payingOut(): bigint {
-    let paying = 0n;
-    for (const tx of this.unknown.values()) if (tx.purpose.kind === 'payout') paying += BigInt(tx.purpose.amount);
-    return paying;
+  async readPayoutOutcomes(most: number): Promise<void> {
+    await this.catchUp();
+    const payouts = [...this.unknown.values()].filter((tx) => tx.purpose.kind === 'payout').slice(-most);
+    await Promise.all(payouts.map((tx) => this.receiptOutcome(tx)));
   }
 
   /** Recorded transactions with no receipt seen yet (sent, or recorded just before a crash), and how long the oldest has waited. */
@@ -231,7 +236,7 @@ export class EscrowWallet {
   private count(tx: WalletTx, outcome: TxOutcome): void {
     this.unknown.delete(tx.hash);
     this.unsettledSince.delete(tx.hash);
-    if (outcome === 'success') this.owed += tx.purpose.kind === 'collect' ? BigInt(tx.purpose.amount) : -BigInt(tx.purpose.amount);
+    if (outcome === 'success') this.totals[tx.purpose.kind === 'collect' ? 'collected' : 'paid'] += BigInt(tx.purpose.amount);
   }
 
   /** Reads what the log holds after what this wallet has; callers at the same time share one read. */

@@ -15,6 +15,8 @@ const PAYOUT_WAIT_MS = 60_000;
 const VALIDITY_MARGIN_S = 6n;
 const HEALTH_TTL_MS = 2_000;
 const CHAIN_ANSWER_MS = 2_000;
+/** Receipts of payouts without a known outcome read for a judgement, the newest first: more wait for the wallet's own pass. */
+const PAYOUTS_READ = 32;
 /** An escrow transaction without a receipt for this long stalls the wallet (every later nonce waits on it). */
 const STALLED_AFTER_MS = 120_000;
 
@@ -196,16 +198,6 @@ export class EvmEscrow {
     return undefined;
   }
 
-  /**
-   * What escrow owes once the payouts it is making are paid. A payout mined but not read yet has left the
-   * balance while the books still count it: judged short, the rail refused new pacts for seconds after every
-   * payout. Until one is mined, this overstates solvency by what it pays, at most; one that reverts is owed
-   * again at the next judgement.
-   */
-  private owedOncePaid(): bigint {
-    return this.wallet.liabilities() - this.wallet.payingOut();
-  }
-
   private async judgeHealth(): Promise<EvmHealth> {
     const { token, chainId, minGasWei } = this.config;
     const tokenCall = { address: token.address, abi: eip3009TokenAbi } as const;
@@ -219,6 +211,10 @@ export class EvmEscrow {
       payoutsWaitingForAddress: this.waitingForAddress.size,
       unsettledTransactions: { count: unsettled.count, oldestSeconds: Math.floor(unsettled.oldestMs / 1000), stalled },
     };
+    // Collects as booked before the balance is read, payouts as booked after it, their receipts read: a
+    // transaction mined as the balance is read can then only make escrow look richer, by its amount, for one
+    // judgement, never short (which refuses new pacts). See docs/ARCHITECTURE.md, Liabilities.
+    const { collected } = this.wallet.books();
     try {
       const [actualChainId, code, gas, balance] = await withTimeout(
         Promise.all([
@@ -230,7 +226,8 @@ export class EvmEscrow {
         CHAIN_ANSWER_MS,
       );
       const live = actualChainId === chainId && code !== undefined && code !== '0x';
-      const liabilities = this.owedOncePaid();
+      await withTimeout(this.wallet.readPayoutOutcomes(PAYOUTS_READ), CHAIN_ANSWER_MS);
+      const liabilities = collected - this.wallet.books().paid;
       return {
         ...common,
         live,
@@ -240,7 +237,7 @@ export class EvmEscrow {
         payoutsReady: live && gas >= minGasWei && !stalled,
       };
     } catch (error) {
-      const liabilities = this.owedOncePaid().toString();
+      const liabilities = this.wallet.liabilities().toString();
       return { ...common, live: false, problem: `the chain does not answer: ${shortError(error)}`, solvency: { ok: false, liabilities }, payoutsReady: false };
     }
   }

@@ -13,18 +13,16 @@ import { testWallet } from '../support/evm/test-keys.js';
 
 interface Context {
   bench: EscrowBench;
-  wallet: EscrowWallet;
-  escrow: EvmEscrow;
+  /** Two nodes' wallets on one log, their resenders stopped: only a judgement reads receipts here. */
+  wallets: EscrowWallet[];
 }
 
 const test = suite<Context>('escrow solvency');
 
 test.before(async (context) => {
   context.bench = await startEscrowBench('escrow-solvency');
-  const { chain } = context.bench;
-  context.wallet = await context.bench.openWallet();
-  const config = { chainId: chain.chainId, minGasWei: 1n, token: { address: chain.token.address, asset: 'TEST' } } as EvmConfig;
-  context.escrow = new EvmEscrow(config, context.wallet, context.bench.reader(), async () => undefined);
+  context.wallets = [await context.bench.openWallet(), await context.bench.openWallet()];
+  for (const wallet of context.wallets) wallet.stop();
 });
 test.after(async ({ bench }) => {
   await bench?.stop();
@@ -33,34 +31,45 @@ test.after(async ({ bench }) => {
 const payee = testWallet('solvency payee');
 const collect = (claim: string, amount: bigint) =>
   ({ kind: 'collect', rail: 'x402', collectKey: claim, pactId: 'p_1', party: 'ed25519:x', payer: payee.address, amount: amount.toString() }) as never;
-const payout = (to: `0x${string}`, amount: bigint) => ({ kind: 'payout', rail: 'x402', pactId: 'p_1', party: 'ed25519:y', to, amount: amount.toString() }) as never;
+const payout = (amount: bigint) => ({ kind: 'payout', rail: 'x402', pactId: 'p_1', party: 'ed25519:y', to: payee.address, amount: amount.toString() }) as never;
 
-/** A judgement made now (the escrow keeps one for two seconds). */
-async function solvencyNow({ escrow }: Context) {
-  await new Promise((resolve) => setTimeout(resolve, 2_100));
-  return (await escrow.health()).solvency;
+/** A judgement made now by the node of `wallet` (an escrow keeps one for two seconds: each judges once). */
+async function solvencyOf({ bench }: Context, wallet: EscrowWallet) {
+  const { chain } = bench;
+  const config = { chainId: chain.chainId, minGasWei: 1n, token: { address: chain.token.address, asset: 'TEST' } } as EvmConfig;
+  return (await new EvmEscrow(config, wallet, bench.reader(), async () => undefined).health()).solvency;
 }
 
-test('a payout mined but not read yet leaves escrow solvent; a real shortfall does not', async (context) => {
-  const { wallet } = context;
+/** A collect of `amount` booked by `wallet` (a zero transfer to itself stands in for the settlement; `mint` puts the tokens there). */
+async function collected({ bench }: Context, wallet: EscrowWallet, claim: string, amount: bigint, mint = amount): Promise<void> {
+  const { chain } = bench;
+  if (mint > 0n) await chain.mint(chain.escrow.address, mint);
+  const tx = await wallet.send(`collect:0xpayer:${claim}`, tokenTransfer(chain.token.address, chain.escrow.address, 0n), collect(claim, amount));
+  assert.is(await wallet.outcome(tx, 20_000), 'success');
+}
+
+test('a payout mined but not read yet, on this node or another, leaves escrow solvent', async (context) => {
+  const [here, there] = context.wallets as [EscrowWallet, EscrowWallet];
   const { chain } = context.bench;
-  // A collect of 100 (a zero transfer to itself stands in for the settlement; the tokens are minted).
-  await chain.mint(chain.escrow.address, 100n);
-  const collected = await wallet.send('collect:0xpayer:0x01', tokenTransfer(chain.token.address, chain.escrow.address, 0n), collect('p_1:fund.0:a', 100n));
-  assert.is(await wallet.outcome(collected, 20_000), 'success');
-  assert.equal(await solvencyNow(context), { ok: true, balance: '100', liabilities: '100' });
+  await collected(context, here, 'p_1:fund.0:a', 100n);
+  assert.equal(await solvencyOf(context, here), { ok: true, balance: '100', liabilities: '100' });
 
-  // The chain mines the payout at once; its receipt is not read.
-  const paid = await wallet.send('payout:p_1:settle:pot:y', tokenTransfer(chain.token.address, payee.address, 100n), payout(payee.address, 100n));
-  assert.is(await chain.balanceOf(chain.escrow.address), 0n);
-  assert.equal(await solvencyNow(context), { ok: true, balance: '0', liabilities: '0' });
-  assert.is(await wallet.outcome(paid, 20_000), 'success');
-  assert.equal(await solvencyNow(context), { ok: true, balance: '0', liabilities: '0' });
+  // The chain mines the payout at once; no receipt is read before the judgement.
+  await here.send('payout:p_1:settle:pot:y', tokenTransfer(chain.token.address, payee.address, 60n), payout(60n));
+  assert.is(await chain.balanceOf(chain.escrow.address), 40n);
+  assert.equal([here.liabilities(), here.unsettled().count], [100n, 1], 'booked as still owed when judged');
+  assert.equal(await solvencyOf(context, here), { ok: true, balance: '40', liabilities: '40' });
 
-  // A collect booked with nothing behind it: escrow owes 30 it does not hold.
-  const unbacked = await wallet.send('collect:0xpayer:0x02', tokenTransfer(chain.token.address, chain.escrow.address, 0n), collect('p_2:fund.0:a', 30n));
-  assert.is(await wallet.outcome(unbacked, 20_000), 'success');
-  assert.equal(await solvencyNow(context), { ok: false, balance: '0', liabilities: '30' });
+  // Another node pays from the same log; this node has not even taken that payout in.
+  await there.send('payout:p_1:settle:pot:z', tokenTransfer(chain.token.address, payee.address, 40n), payout(40n));
+  assert.is(here.liabilities(), 40n);
+  assert.equal(await solvencyOf(context, here), { ok: true, balance: '0', liabilities: '0' });
+});
+
+test('a real shortfall shows: a collect booked with nothing behind it', async (context) => {
+  const [here] = context.wallets as [EscrowWallet];
+  await collected(context, here, 'p_2:fund.0:a', 30n, 0n);
+  assert.equal(await solvencyOf(context, here), { ok: false, balance: '0', liabilities: '30' });
 });
 
 test.run();

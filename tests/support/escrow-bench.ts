@@ -26,9 +26,24 @@ export async function startEscrowBench(name: string): Promise<EscrowBench> {
   const root = mkdtempSync(join(tmpdir(), `pact-${name}-`));
   const server = await startNatsServer(join(root, 'nats'));
   reapOnExit(server.pid);
-  const nats = await connectClient(server.url, undefined, 'host');
-  await nats.jsm.streams.add({ name: WALLET_STREAM, subjects: [WALLET_TXS], retention: RetentionPolicy.Limits, storage: StorageType.File, discard: DiscardPolicy.New });
-  const chain = await startEvmChain({ payers: 0 });
+  const removeAll = async () => {
+    await server.stop();
+    forget(server.pid);
+    rmSync(root, { recursive: true, force: true });
+  };
+  const nats = await connectClient(server.url, undefined, 'host').catch(async (error: unknown) => {
+    await removeAll();
+    throw error;
+  });
+  let chain: EvmChain;
+  try {
+    await nats.jsm.streams.add({ name: WALLET_STREAM, subjects: [WALLET_TXS], retention: RetentionPolicy.Limits, storage: StorageType.File, discard: DiscardPolicy.New });
+    chain = await startEvmChain({ payers: 0 });
+  } catch (error) {
+    await nats.nc.close(); // what did start is not left behind
+    await removeAll();
+    throw error;
+  }
   const wallets: EscrowWallet[] = [];
   const reader = () => chainReader(plainChain(chain.chainId, chain.rpcUrl), 20);
   return {
@@ -42,9 +57,7 @@ export async function startEscrowBench(name: string): Promise<EscrowBench> {
       for (const wallet of wallets) wallet.stop();
       await chain.stop();
       await nats.nc.close();
-      await server.stop();
-      forget(server.pid);
-      rmSync(root, { recursive: true, force: true });
+      await removeAll();
     },
   };
 }
