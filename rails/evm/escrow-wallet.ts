@@ -153,9 +153,10 @@ export class EscrowWallet {
    * payouts without a known outcome: what has left escrow is then booked.
    */
   async readPayoutOutcomes(most: number): Promise<void> {
+    await this.catchingUp?.catch(() => undefined); // a read under way may have been answered before now
     await this.catchUp();
     const payouts = [...this.unknown.values()].filter((tx) => tx.purpose.kind === 'payout').slice(-most);
-    await Promise.all(payouts.map((tx) => this.receiptOutcome(tx)));
+    await Promise.allSettled(payouts.map((tx) => this.receiptOutcome(tx))); // one not read stays owed
   }
 
   /** Recorded transactions with no receipt seen yet (sent, or recorded just before a crash), and how long the oldest has waited. */

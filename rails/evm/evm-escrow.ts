@@ -130,7 +130,10 @@ export class EvmEscrow {
     if (!this.lastHealth || now - this.lastHealth.at > HEALTH_TTL_MS) {
       const health = this.judgeHealth();
       this.lastHealth = { at: now, health };
-      void health.then((judged) => (this.readyNow = railReady(judged)));
+      // Only the newest judgement says whether the rail is ready: an older one may end after it.
+      void health.then((judged) => {
+        if (this.lastHealth?.health === health) this.readyNow = railReady(judged);
+      });
     }
     return this.lastHealth.health;
   }
@@ -226,7 +229,8 @@ export class EvmEscrow {
         CHAIN_ANSWER_MS,
       );
       const live = actualChainId === chainId && code !== undefined && code !== '0x';
-      await withTimeout(this.wallet.readPayoutOutcomes(PAYOUTS_READ), CHAIN_ANSWER_MS);
+      // A payout whose receipt cannot be read now stays owed: the rail looks no richer for it, and no less live.
+      await withTimeout(this.wallet.readPayoutOutcomes(PAYOUTS_READ), CHAIN_ANSWER_MS).catch(() => undefined);
       const liabilities = collected - this.wallet.books().paid;
       return {
         ...common,

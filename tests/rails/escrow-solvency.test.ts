@@ -66,10 +66,29 @@ test('a payout mined but not read yet, on this node or another, leaves escrow so
   assert.equal(await solvencyOf(context, here), { ok: true, balance: '0', liabilities: '0' });
 });
 
+test('a payout not mined yet stays owed: its tokens are still there', async (context) => {
+  const [here] = context.wallets as [EscrowWallet];
+  const { chain } = context.bench;
+  const miner = (method: 'miner_stop' | 'miner_start') => chain.publicClient.request({ method: method as never, params: [] as never });
+  await collected(context, here, 'p_3:fund.0:a', 50n);
+  const before = await solvencyOf(context, here);
+  await miner('miner_stop');
+  try {
+    await here.send('payout:p_3:settle:pot:y', tokenTransfer(chain.token.address, payee.address, 50n), payout(50n));
+    assert.equal(await solvencyOf(context, here), before);
+  } finally {
+    await miner('miner_start');
+  }
+});
+
 test('a real shortfall shows: a collect booked with nothing behind it', async (context) => {
   const [here] = context.wallets as [EscrowWallet];
-  await collected(context, here, 'p_2:fund.0:a', 30n, 0n);
-  assert.equal(await solvencyOf(context, here), { ok: false, balance: '0', liabilities: '30' });
+  const before = await solvencyOf(context, here);
+  const surplus = BigInt(before.balance as string) - BigInt(before.liabilities as string);
+  await collected(context, here, 'p_2:fund.0:a', surplus + 30n, 0n);
+  const after = await solvencyOf(context, here);
+  assert.is(after.ok, false);
+  assert.is(BigInt(after.liabilities as string) - BigInt(after.balance as string), 30n);
 });
 
 test.run();
