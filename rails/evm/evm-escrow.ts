@@ -215,8 +215,8 @@ export class EvmEscrow {
       unsettledTransactions: { count: unsettled.count, oldestSeconds: Math.floor(unsettled.oldestMs / 1000), stalled },
     };
     // Collects as booked before the balance is read, payouts as booked after it, their receipts read: a
-    // transaction mined as the balance is read can then only make escrow look richer, by its amount, for one
-    // judgement, never short (which refuses new pacts). See docs/ARCHITECTURE.md, Liabilities.
+    // transaction mined as the balance is read can then only make escrow look richer, by its amount, until its
+    // receipt is read here, never short (which refuses new pacts). See docs/ARCHITECTURE.md, Liabilities.
     const { collected } = this.wallet.books();
     try {
       const [actualChainId, code, gas, balance] = await withTimeout(
