@@ -4,6 +4,7 @@ import { applyEntry } from '../actors/replay.js';
 import { JOURNAL_STREAM, pactIdOfJournalSubject } from '../actors/subjects.js';
 import { JournalFollower, MAX_BACKLOG, type JournalMessage } from './journal-follower.js';
 import { PositionWaiters } from './position-waiters.js';
+import { tellEach } from './listeners.js';
 import { MessageTap } from './tapped-follower.js';
 import type { Pact } from '../machines/pact/types.js';
 import { recordOfStored, type PactRecord, type ReadModel, type StoredRecord } from './read-model.js';
@@ -84,17 +85,6 @@ export class Projector {
 
   onEntry(listener: Listener): void {
     this.listeners.push(listener);
-  }
-
-  /** Hands a written record to every listener; one that throws is logged and keeps neither the others nor the projector from going on. */
-  private tell(pact: Pact): void {
-    for (const listener of this.listeners) {
-      try {
-        listener(pact);
-      } catch (error) {
-        console.error(`projector: a listener failed on pact ${pact.id}:`, String(error));
-      }
-    }
   }
 
   /**
@@ -214,7 +204,7 @@ export class Projector {
       this.releaseBatchWaiters();
       for (const record of records) this.remember(record);
       for (const { pactId, seq } of settled) this.readModel.settle(pactId, seq); // now on disk
-      for (const record of records) this.tell(record.pact);
+      for (const record of records) tellEach(this.listeners, record.pact, `the projector's record of pact ${record.pact.id}`);
       this.releaseWaiters();
     }
   }

@@ -2,6 +2,7 @@ import { DeliverPolicy } from '@nats-io/jetstream';
 import { PULL, type Nats } from '../actors/nats.js';
 import { streamMessage } from '../actors/stream-journal.js';
 import { MAX_BACKLOG, type JournalMessage } from './journal-follower.js';
+import { tellEach } from './listeners.js';
 
 /**
  * The messages another reader of a journal stream takes (the projector's follower): each once, in stream
@@ -27,16 +28,10 @@ export class MessageTap implements JournalTap {
     return () => this.listeners.delete(listener);
   }
 
-  /** Tells every listener; one that throws is logged and keeps neither the others nor the teller from going on. */
+  /** Tells every listener (`tellEach`: one that throws keeps neither the others nor the teller from going on). */
   tell(message: JournalMessage): void {
     this.position = message.seq;
-    for (const listener of this.listeners) {
-      try {
-        listener(message);
-      } catch (error) {
-        console.error(`a listener failed on journal message ${message.seq}:`, String(error));
-      }
-    }
+    tellEach(this.listeners, message, `journal message ${message.seq}`);
   }
 }
 
