@@ -1,7 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Nats } from '../../actors/nats.js';
-import { chainReader, plainChain } from '../../rails/evm/chain.js';
 import { tokenTransfer } from '../../rails/evm/eip3009.js';
 import type { EvmConfig } from '../../rails/evm/config.js';
 import { EscrowWallet, KeySpentElsewhere } from '../../rails/evm/escrow-wallet.js';
@@ -51,9 +50,8 @@ test('two nodes paying 20 payouts at once, each twice: each paid once, nonces un
   }
 });
 
-test('the books: what escrow owes and what is unsettled, as every node and a restarted one count them', async ({ chain, nats, wallets }) => {
-  const reader = chainReader(plainChain(chain.chainId, chain.rpcUrl), 20);
-  const restarted = await EscrowWallet.open(chain.escrow.account, reader, new WalletLog(nats.publisher, nats.jsm, chain.escrow.address));
+test('the books: what escrow owes and what is unsettled, as every node and a restarted one count them', async ({ bench, wallets }) => {
+  const restarted = await bench.openWallet();
   try {
     for (const wallet of [...wallets, restarted]) {
       const recorded = await wallet.transactions();
@@ -81,8 +79,8 @@ test('an authorization key spent on one claim is refused for another, even when 
   assert.instance(refused.reason, KeySpentElsewhere);
 });
 
-test('the EVM rails\' collects are the log\'s places: a rail\'s collect where one succeeded, none elsewhere', async ({ chain, wallets }) => {
-  const escrow = new EvmEscrow({ token: { asset: 'TEST' } } as EvmConfig, wallets[0]!, chainReader(plainChain(chain.chainId, chain.rpcUrl), 20), async () => undefined);
+test('the EVM rails\' collects are the log\'s places: a rail\'s collect where one succeeded, none elsewhere', async ({ bench, wallets }) => {
+  const escrow = new EvmEscrow({ token: { asset: 'TEST' } } as EvmConfig, wallets[0]!, bench.reader(), async () => undefined);
   const recorded = await wallets[0]!.transactions();
   const places = async (rail: string, from: number) => {
     const found: [number, string][] = [];
@@ -98,7 +96,7 @@ test('the EVM rails\' collects are the log\'s places: a rail\'s collect where on
   assert.is(await escrow.collectAt('x402', recorded.length), 'none');
 });
 
-test('a node whose view moves on while it signs judges again: another node paid that claim, so nothing more is paid', async ({ chain, nats, wallets }) => {
+test('a node whose view moves on while it signs judges again: another node paid that claim, so nothing more is paid', async ({ bench, chain, nats, wallets }) => {
   const payee = testWallet('wallet test payee 3');
   const { key, call, purpose } = payout(chain, 'payout:p_3:settle:pot:x', payee.address, 7n);
   // This node's reads of the log come before the other node's record …
@@ -109,7 +107,7 @@ test('a node whose view moves on while it signs judges again: another node paid 
       return stale ? entries.filter((entry) => entry.value.key !== key) : entries;
     }
   })(nats.js, nats.jsm, chain.escrow.address);
-  const reader = chainReader(plainChain(chain.chainId, chain.rpcUrl), 20);
+  const reader = bench.reader();
   // … and, while it signs, a read of its own catches up with that record.
   let late: EscrowWallet | undefined;
   const readingMeanwhile = new Proxy(reader, {
