@@ -1,6 +1,7 @@
-import type { JetStreamManager } from '@nats-io/jetstream';
+import { DeliverPolicy, type JetStreamManager } from '@nats-io/jetstream';
 import type { Publisher } from './acked-publisher.js';
 import { jsonBytes } from './json-bytes.js';
+import type { Nats } from './nats.js';
 import { JournalReplayError } from './replay.js';
 
 export interface Positioned<T> {
@@ -104,5 +105,22 @@ export async function streamMessage(jsm: JetStreamManager, stream: string, query
   } catch (error) {
     if (/no message found|10037/i.test(String(error))) return undefined;
     throw error;
+  }
+}
+
+/**
+ * Where a reader of `stream` starts to miss nothing it took at or after `time` (milliseconds, by nats-server's
+ * clock): the sequence before the first such message, or the stream's last sequence when none is. nats-server
+ * finds it from its blocks' times: no message before it is read.
+ */
+export async function seqBeforeTime({ js, jsm }: Pick<Nats, 'js' | 'jsm'>, stream: string, time: number): Promise<number> {
+  const { state } = await jsm.streams.info(stream);
+  if (state.messages === 0 || Date.parse(state.last_ts) < time) return state.last_seq;
+  const consumer = await js.consumers.get(stream, { deliver_policy: DeliverPolicy.StartTime, opt_start_time: new Date(time).toISOString() });
+  try {
+    const first = await consumer.next({ expires: 5_000 });
+    return first ? first.seq - 1 : state.last_seq;
+  } finally {
+    consumer.delete().catch(() => undefined); // else it stays on the server, idle, for minutes
   }
 }

@@ -1,5 +1,6 @@
 import type { Nats } from '../actors/nats.js';
 import { decodeEntry, entryMessage, type JournalEntry } from '../actors/journal.js';
+import { seqBeforeTime } from '../actors/stream-journal.js';
 import { JOURNAL_STREAM } from '../actors/subjects.js';
 import type { AsyncSigner } from '../protocol/node-signer.js';
 import { ArrivalBatches } from '../projection/arrival-batches.js';
@@ -18,6 +19,8 @@ const POSITION_EVERY = 100;
 const POSITION_IDLE_MS = 1_000;
 /** Notifications made, checked and published together. */
 const BATCH = 64;
+/** How far nats-server's clock, which times the journal's messages, may be from the node's before a start skips a live entry. */
+const CLOCK_MARGIN_MS = 60 * 60 * 1000;
 
 /**
  * The event the server publishes when a pact's state changes (creation included): `pact.<STATE>`, to the
@@ -79,9 +82,17 @@ export class PactNotifier {
     this.follower = new TappedFollower(nats, JOURNAL_STREAM, 'the pact notifier', journal, (message) => this.batches.arrive(message));
   }
 
+  /**
+   * Starts after its kept position, or past the journal entries too old to make a live notification if that
+   * is further on: a node with a new event store (or whose store fell far behind) does not read, and sign
+   * for nothing, the whole history of the journal before it notifies the transitions of now.
+   */
   async start(): Promise<void> {
-    this.reached = this.written = await this.store.notifiedUpTo();
+    this.written = await this.store.notifiedUpTo();
+    const expired = await seqBeforeTime(this.nats, JOURNAL_STREAM, this.clock.now() - MAX_EVENT_LIFETIME_MS - CLOCK_MARGIN_MS);
+    this.reached = Math.max(this.written, expired);
     this.follower.start(this.reached);
+    if (this.reached > this.written) this.writePositionLater();
   }
 
   async stop(): Promise<void> {
@@ -138,7 +149,7 @@ export class PactNotifier {
   private async notifyAll(messages: JournalMessage[]): Promise<void> {
     const made = await Promise.all(messages.map((message) => this.notificationFor(message)));
     await this.parties.write().catch((error) => console.error('pact notifier could not keep the parties of new pacts:', String(error)));
-    const events = made.filter((event): event is PublicEvent => event !== undefined && Date.parse(event.expiresAt) > this.clock.now());
+    const events = made.filter((event): event is PublicEvent => event !== undefined);
     const byPact = new Map<string, PublicEvent[]>();
     events.forEach((event) => {
       if (this.store.seqOf(event.id) !== undefined) return;
@@ -153,15 +164,25 @@ export class PactNotifier {
     }));
   }
 
-  /** Called for a batch's messages in their order, each up to its first wait: the parties known from a creation reach its later entries. */
+  /**
+   * Called for a batch's messages in their order, each up to its first wait: the parties known from a
+   * creation reach its later entries. An entry whose notification would have expired makes none (and is
+   * neither signed for nor has its parties looked up).
+   */
   private async notificationFor(message: JournalMessage): Promise<PublicEvent | undefined> {
     const entry = decodeEntry(message.data, message.subject);
     if (!entry?.state) return undefined;
     if (entry.event.type === 'created') this.parties.created(entry.pactId, entry.event.pact.parties.map((p) => p.party));
-    const parties = (await this.parties.of(entry.pactId)) ?? (await this.partiesOf(entry.pactId));
-    if (!parties) throw new Error(`the journal holds no creation of ${entry.pactId}`); // tried again in a second
+    const live = entry.event.at + MAX_EVENT_LIFETIME_MS > this.clock.now();
+    const parties = live ? await this.partiesFor(entry.pactId) : undefined;
     if (entry.state === 'SETTLED' || entry.state === 'CANCELLED') this.parties.ended(entry.pactId);
-    return notificationOf({ ...entry, state: entry.state }, parties, this.server);
+    return parties && notificationOf({ ...entry, state: entry.state }, parties, this.server);
+  }
+
+  private async partiesFor(pactId: string): Promise<string[]> {
+    const parties = (await this.parties.of(pactId)) ?? (await this.partiesOf(pactId));
+    if (!parties) throw new Error(`the journal holds no creation of ${pactId}`); // tried again in a second
+    return parties;
   }
 
   /** The parties of the pact's creation entry, its position 0 (what every node reads alike), kept from then on. */

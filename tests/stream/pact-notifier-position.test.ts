@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { JournalEntry } from '../../actors/journal.js';
 import { JOURNAL_STREAM } from '../../actors/subjects.js';
-import { nodeSigner, signingHere } from '../../protocol/node-signer.js';
+import { nodeSigner, signingHere, type AsyncSigner } from '../../protocol/node-signer.js';
 import { generateKeyPair } from '../../protocol/sign.js';
 import type { PublicEvent } from '../../stream/event.js';
 import { EventStore } from '../../stream/event-store.js';
@@ -12,6 +12,8 @@ import { startJournalBench, type JournalBench } from '../support/journal-bench.j
 import { pactFrom, twoPartySpec } from '../support/pacts.js';
 import { Projector } from '../../projection/projector.js';
 import { ReadModel } from '../../projection/read-model.js';
+import type { Clock } from '../../runtime/clock.js';
+import { MAX_EVENT_LIFETIME_MS } from '../../stream/event.js';
 
 // The notifier keeps its journal position in the event store: not after every entry of a quiet node, but
 // once it has been idle a moment, and when it stops. A notifier started again goes on from there.
@@ -48,9 +50,10 @@ const server = generateKeyPair();
 const pact = pactFrom(twoPartySpec(generateKeyPair(), generateKeyPair()));
 const at = Date.now();
 
-function notifierOf({ bench, store, projector, published, notifiers }: Context): PactNotifier {
+/** A notifier on the context's journal and store; `clock` is the node's (the machine's by default), `signer` what signs its notifications. */
+function notifierOf({ bench, store, projector, published, notifiers }: Context, clock: Clock = { now: () => Date.now() }, signer: AsyncSigner = signingHere(nodeSigner(server))): PactNotifier {
   const publish = async (event: PublicEvent) => void published.push(event);
-  const notifier = new PactNotifier(bench.nats, store, new NotifiedParties(bench.level), publish, signingHere(nodeSigner(server)), { now: () => Date.now() }, projector.journalTap);
+  const notifier = new PactNotifier(bench.nats, store, new NotifiedParties(bench.level), publish, signer, clock, projector.journalTap);
   notifiers.push(notifier);
   return notifier;
 }
@@ -112,6 +115,31 @@ test('a notifier started again has the parties of a pact created before: it does
   await until('notification after the restart', () => context.published.length, (n) => n === 2);
   assert.equal(context.published[1]!.kind, 'pact.CANCELLED');
   assert.equal((context.published[1] as { recipients?: string[] }).recipients, pact.parties.map((p) => p.party));
+});
+
+test('a notifier with no position starts past the entries too old to notify: it neither reads nor signs for them', async (context) => {
+  await appendEntry(context, 0);
+  const old = await appendEntry(context, 1);
+  const later = Date.now() + MAX_EVENT_LIFETIME_MS + 2 * 60 * 60 * 1000; // past the notifier's margin for nats-server's clock
+  const signed: unknown[] = [];
+  const signer = signingHere(nodeSigner(server));
+  const counting: AsyncSigner = { party: signer.party, sign: (payload) => (signed.push(payload), signer.sign(payload)) };
+  const readFrom: number[] = []; // where the notifier reads the journal from through a consumer of its own
+  const consumers = context.bench.nats.js.consumers;
+  const get = consumers.get.bind(consumers);
+  consumers.get = ((stream: string, options?: { opt_start_seq?: number }) => {
+    if (options?.opt_start_seq !== undefined) readFrom.push(options.opt_start_seq);
+    return get(stream, options as never);
+  }) as typeof consumers.get;
+  await notifierOf(context, { now: () => later }, counting).start();
+
+  const another = { ...pactFrom(twoPartySpec(generateKeyPair(), generateKeyPair())), id: 'p_another' };
+  const live = await context.bench.journal.append({ pactId: another.id, nonce: 0, commandId: 'another', event: { type: 'created', at: later, pact: another }, state: 'PROPOSED' } as JournalEntry);
+  await until('the live notification', () => context.published.length, (n) => n === 1);
+  assert.equal(context.published.map((event) => (event.body as { pactId: string }).pactId), [another.id]);
+  assert.is(signed.length, 1);
+  assert.ok(readFrom.every((seq) => seq > old), `read the journal from ${readFrom.join(', ')}`);
+  assert.ok(await until('position', () => context.store.notifiedUpTo(), (seq) => seq === live) > old);
 });
 
 test.run();
