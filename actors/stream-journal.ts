@@ -110,17 +110,23 @@ export async function streamMessage(jsm: JetStreamManager, stream: string, query
 
 /**
  * Where a reader of `stream` starts to miss nothing it took at or after `time` (milliseconds, by nats-server's
- * clock): the sequence before the first such message, or the stream's last sequence when none is. nats-server
- * finds it from its blocks' times: no message before it is read.
+ * clock): the sequence before the first such message, or the stream's last sequence when none is; undefined
+ * when nats-server did not say. nats-server finds it from its blocks' times, loading only the block it
+ * lands in.
  */
-export async function seqBeforeTime({ js, jsm }: Pick<Nats, 'js' | 'jsm'>, stream: string, time: number): Promise<number> {
+export async function seqBeforeTime({ js, jsm }: Pick<Nats, 'js' | 'jsm'>, stream: string, time: number): Promise<number | undefined> {
   const { state } = await jsm.streams.info(stream);
   if (state.messages === 0 || Date.parse(state.last_ts) < time) return state.last_seq;
   const consumer = await js.consumers.get(stream, { deliver_policy: DeliverPolicy.StartTime, opt_start_time: new Date(time).toISOString() });
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), FIRST_WAIT_MS)));
   try {
-    const first = await consumer.next({ expires: 5_000 });
-    return first ? first.seq - 1 : state.last_seq;
+    const first = await Promise.race([consumer.next({ expires: FIRST_WAIT_MS }), late]); // an ordered consumer may wait on a dead connection for good
+    return first ? first.seq - 1 : undefined;
   } finally {
+    clearTimeout(timer);
     consumer.delete().catch(() => undefined); // else it stays on the server, idle, for minutes
   }
 }
+
+const FIRST_WAIT_MS = 5_000;

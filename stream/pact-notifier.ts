@@ -1,6 +1,6 @@
 import type { Nats } from '../actors/nats.js';
 import { decodeEntry, entryMessage, type JournalEntry } from '../actors/journal.js';
-import { seqBeforeTime } from '../actors/stream-journal.js';
+import { seqBeforeTime, streamMessage } from '../actors/stream-journal.js';
 import { JOURNAL_STREAM } from '../actors/subjects.js';
 import type { AsyncSigner } from '../protocol/node-signer.js';
 import { ArrivalBatches } from '../projection/arrival-batches.js';
@@ -19,7 +19,10 @@ const POSITION_EVERY = 100;
 const POSITION_IDLE_MS = 1_000;
 /** Notifications made, checked and published together. */
 const BATCH = 64;
-/** How far nats-server's clock, which times the journal's messages, may be from the node's before a start skips a live entry. */
+/**
+ * How far the clock of the node that wrote a journal entry may be from nats-server's, which times the entry's
+ * message, for a start to skip it by that time alone (a start also checks the last entry it skips).
+ */
 const CLOCK_MARGIN_MS = 60 * 60 * 1000;
 
 /**
@@ -37,12 +40,16 @@ export async function notificationOf(entry: JournalEntry & { state: NonNullable<
     recipients: parties as PublicEvent['recipients'],
     refs: [{ type: 'pact', id: entry.pactId }],
     createdAt: new Date(entry.event.at).toISOString(),
-    expiresAt: new Date(entry.event.at + MAX_EVENT_LIFETIME_MS).toISOString(),
+    expiresAt: new Date(expiryOf(entry)).toISOString(),
     body: { pactId: entry.pactId, state: entry.state, stateNonce: entry.nonce },
   };
   const id = eventIdOf(unsigned);
   return { ...unsigned, id, signature: await server.sign(id) };
 }
+
+/** When the notification of a journal entry expires (milliseconds). */
+const expiryOf = (entry: JournalEntry) => entry.event.at + MAX_EVENT_LIFETIME_MS;
+const expired = (entry: JournalEntry, now: number) => expiryOf(entry) <= now;
 
 /**
  * When a notification is taken onto the stream: now, but never before its entry was made. A node whose clock
@@ -83,16 +90,39 @@ export class PactNotifier {
   }
 
   /**
-   * Starts after its kept position, or past the journal entries too old to make a live notification if that
-   * is further on: a node with a new event store (or whose store fell far behind) does not read, and sign
-   * for nothing, the whole history of the journal before it notifies the transitions of now.
+   * Starts after its kept position, or after the journal entries too old to make a live notification if
+   * that is further on: a node with a new event store (or one down for longer than an event lives) does
+   * not read the whole history of the journal, nor sign for it, before it notifies today's transitions.
    */
   async start(): Promise<void> {
     this.written = await this.store.notifiedUpTo();
-    const expired = await seqBeforeTime(this.nats, JOURNAL_STREAM, this.clock.now() - MAX_EVENT_LIFETIME_MS - CLOCK_MARGIN_MS);
-    this.reached = Math.max(this.written, expired);
+    this.reached = Math.max(this.written, await this.expiredUpTo());
     this.follower.start(this.reached);
     if (this.reached > this.written) this.writePositionLater();
+  }
+
+  /**
+   * The last message nats-server took more than an event's lifetime and CLOCK_MARGIN_MS ago, provided its
+   * entry's notification has expired by the node's clock: a clock moved on by the test hooks, or a
+   * nats-server clock far behind the nodes', would otherwise skip live entries. 0 (skip nothing) when that
+   * cannot be told.
+   */
+  private async expiredUpTo(): Promise<number> {
+    try {
+      const seq = await seqBeforeTime(this.nats, JOURNAL_STREAM, this.clock.now() - MAX_EVENT_LIFETIME_MS - CLOCK_MARGIN_MS);
+      return seq !== undefined && (await this.expiredAt(seq)) ? seq : 0;
+    } catch (error) {
+      console.error('the pact notifier could not tell where the live journal entries start; it reads on from its position:', String(error));
+      return 0;
+    }
+  }
+
+  /** Whether the journal entry at `seq` made a notification that has expired (none at 0: nothing to skip). */
+  private async expiredAt(seq: number): Promise<boolean> {
+    if (seq === 0) return true;
+    const message = await streamMessage(this.nats.jsm, JOURNAL_STREAM, { seq });
+    const entry = message ? decodeEntry(message.data, message.subject) : undefined;
+    return entry !== undefined && expired(entry, this.clock.now());
   }
 
   async stop(): Promise<void> {
@@ -173,10 +203,10 @@ export class PactNotifier {
     const entry = decodeEntry(message.data, message.subject);
     if (!entry?.state) return undefined;
     if (entry.event.type === 'created') this.parties.created(entry.pactId, entry.event.pact.parties.map((p) => p.party));
-    const live = entry.event.at + MAX_EVENT_LIFETIME_MS > this.clock.now();
-    const parties = live ? await this.partiesFor(entry.pactId) : undefined;
+    const parties = expired(entry, this.clock.now()) ? undefined : await this.partiesFor(entry.pactId);
     if (entry.state === 'SETTLED' || entry.state === 'CANCELLED') this.parties.ended(entry.pactId);
-    return parties && notificationOf({ ...entry, state: entry.state }, parties, this.server);
+    if (!parties) return undefined;
+    return notificationOf({ ...entry, state: entry.state }, parties, this.server);
   }
 
   private async partiesFor(pactId: string): Promise<string[]> {

@@ -42,6 +42,19 @@ test('the last message taken before the time; the last of all when none came aft
   assert.is(await seqBeforeTime(bench.nats, JOURNAL_STREAM, 0), 0);
 });
 
+test('past messages deleted at the start, or at the time, it still says where to start', async ({ bench }) => {
+  await append(bench, 0, 2);
+  await bench.nats.jsm.streams.deleteMessage(JOURNAL_STREAM, 1);
+  await bench.nats.jsm.streams.deleteMessage(JOURNAL_STREAM, 2);
+  assert.is(await seqBeforeTime(bench.nats, JOURNAL_STREAM, 0), 2);
+  await pause();
+  const time = Date.now();
+  await pause();
+  const last = await append(bench, 2, 2);
+  await bench.nats.jsm.streams.deleteMessage(JOURNAL_STREAM, last - 1);
+  assert.is(await seqBeforeTime(bench.nats, JOURNAL_STREAM, time), last - 1);
+});
+
 test('leaves no consumer on the server', async ({ bench }) => {
   await append(bench, 0, 2);
   await pause();

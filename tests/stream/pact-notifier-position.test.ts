@@ -142,4 +142,32 @@ test('a notifier with no position starts past the entries too old to notify: it 
   assert.ok(await until('position', () => context.store.notifiedUpTo(), (seq) => seq === live) > old);
 });
 
+test('a node whose clock was moved on past an event\'s lifetime still notifies what it journaled with that clock', async (context) => {
+  const moved = { now: () => Date.now() + MAX_EVENT_LIFETIME_MS + 24 * 60 * 60 * 1000 }; // as the test hooks move it, for good
+  const journaled = (nonce: number) => context.bench.journal.append({ pactId: pact.id, nonce, commandId: `moved-${nonce}`, event: nonce === 0 ? { type: 'created', at: moved.now(), pact } : { type: 'poke', at: moved.now() }, state: nonce === 0 ? 'PROPOSED' : 'CANCELLED' } as JournalEntry);
+  await journaled(0);
+  const first = notifierOf(context, moved);
+  await first.start();
+  await until('the creation notified', () => context.published.length, (n) => n === 1);
+  await first.stop();
+
+  await journaled(1); // while the node is down
+  await notifierOf(context, moved).start();
+  await until('the cancellation notified', () => context.published.length, (n) => n === 2);
+  assert.equal(context.published.map((event) => event.kind), ['pact.PROPOSED', 'pact.CANCELLED']);
+});
+
+test('an entry whose notification has expired makes none: neither signed for nor its parties read back', async (context) => {
+  const first = await appendEntry(context, 0);
+  await context.bench.nats.jsm.streams.deleteMessage(JOURNAL_STREAM, first); // reading the parties back would fail
+  const second = await appendEntry(context, 1);
+  const signed: unknown[] = [];
+  const signer = signingHere(nodeSigner(server));
+  const counting: AsyncSigner = { party: signer.party, sign: (payload) => (signed.push(payload), signer.sign(payload)) };
+  // Both expired, and stored too recently for the start to skip them by nats-server's times.
+  await notifierOf(context, { now: () => at + MAX_EVENT_LIFETIME_MS + 30 * 60 * 1000 }, counting).start();
+  assert.is(await until('position', () => context.store.notifiedUpTo(), (seq) => seq === second), second);
+  assert.equal([signed.length, context.published.length], [0, 0]);
+});
+
 test.run();
