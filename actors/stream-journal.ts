@@ -118,13 +118,14 @@ export async function seqBeforeTime({ js, jsm }: Pick<Nats, 'js' | 'jsm'>, strea
   const { state } = await jsm.streams.info(stream);
   if (state.messages === 0 || Date.parse(state.last_ts) < time) return state.last_seq;
   const consumer = await js.consumers.get(stream, { deliver_policy: DeliverPolicy.StartTime, opt_start_time: new Date(time).toISOString() });
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), FIRST_WAIT_MS)));
+  const messages = await consumer.fetch({ max_messages: 1, expires: FIRST_WAIT_MS });
+  const timer = setTimeout(() => messages.stop(), FIRST_WAIT_MS); // an ordered consumer may wait on a dead connection for good
   try {
-    const first = await Promise.race([consumer.next({ expires: FIRST_WAIT_MS }), late]); // an ordered consumer may wait on a dead connection for good
-    return first ? first.seq - 1 : undefined;
+    for await (const first of messages) return first.seq - 1;
+    return undefined;
   } finally {
     clearTimeout(timer);
+    messages.stop();
     consumer.delete().catch(() => undefined); // else it stays on the server, idle, for minutes
   }
 }

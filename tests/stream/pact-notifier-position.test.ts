@@ -65,6 +65,18 @@ function appendEntry({ bench }: Context, nonce: number): Promise<number> {
   return bench.journal.append(entry);
 }
 
+/** Where the notifier reads the journal from, each time, through a consumer of its own. */
+function journalReads({ bench }: Context): number[] {
+  const readFrom: number[] = [];
+  const consumers = bench.nats.js.consumers;
+  const get = consumers.get.bind(consumers);
+  consumers.get = ((stream: string, options?: { opt_start_seq?: number }) => {
+    if (options?.opt_start_seq !== undefined) readFrom.push(options.opt_start_seq);
+    return get(stream, options as never);
+  }) as typeof consumers.get;
+  return readFrom;
+}
+
 async function until<T>(what: string, value: () => Promise<T> | T, wanted: (value: T) => boolean): Promise<T> {
   const deadline = Date.now() + 10_000;
   for (;;) {
@@ -124,13 +136,7 @@ test('a notifier with no position starts past the entries too old to notify: it 
   const signed: unknown[] = [];
   const signer = signingHere(nodeSigner(server));
   const counting: AsyncSigner = { party: signer.party, sign: (payload) => (signed.push(payload), signer.sign(payload)) };
-  const readFrom: number[] = []; // where the notifier reads the journal from through a consumer of its own
-  const consumers = context.bench.nats.js.consumers;
-  const get = consumers.get.bind(consumers);
-  consumers.get = ((stream: string, options?: { opt_start_seq?: number }) => {
-    if (options?.opt_start_seq !== undefined) readFrom.push(options.opt_start_seq);
-    return get(stream, options as never);
-  }) as typeof consumers.get;
+  const readFrom = journalReads(context);
   await notifierOf(context, { now: () => later }, counting).start();
 
   const another = { ...pactFrom(twoPartySpec(generateKeyPair(), generateKeyPair())), id: 'p_another' };
@@ -168,6 +174,19 @@ test('an entry whose notification has expired makes none: neither signed for nor
   await notifierOf(context, { now: () => at + MAX_EVENT_LIFETIME_MS + 30 * 60 * 1000 }, counting).start();
   assert.is(await until('position', () => context.store.notifiedUpTo(), (seq) => seq === second), second);
   assert.equal([signed.length, context.published.length], [0, 0]);
+});
+
+test('a start that cannot ask nats-server where the old entries end skips nothing: it reads on from its position', async (context) => {
+  await appendEntry(context, 0);
+  const second = await appendEntry(context, 1);
+  const readFrom = journalReads(context);
+  const streams = context.bench.nats.jsm.streams;
+  const info = streams.info.bind(streams);
+  let refused = 0;
+  streams.info = ((...args: Parameters<typeof info>) => (refused++ === 0 ? Promise.reject(new Error('timeout')) : info(...args))) as typeof info;
+  await notifierOf(context, { now: () => Date.now() + MAX_EVENT_LIFETIME_MS + 2 * 60 * 60 * 1000 }).start();
+  assert.is(await until('position', () => context.store.notifiedUpTo(), (seq) => seq === second), second);
+  assert.equal(readFrom, [1]);
 });
 
 test.run();
