@@ -122,7 +122,7 @@ export class PactNotifier {
     if (seq === 0) return true;
     const message = await streamMessage(this.nats.jsm, JOURNAL_STREAM, { seq });
     const entry = message ? decodeEntry(message.data, message.subject) : undefined;
-    return entry !== undefined && expiryOf(entry) + CLOCK_MARGIN_MS <= this.clock.now(); // earlier entries' writers' clocks may be ahead of its writer's
+    return entry !== undefined && expired(entry, this.clock.now() - CLOCK_MARGIN_MS); // earlier entries' writers' clocks may be ahead of its writer's
   }
 
   async stop(): Promise<void> {

@@ -65,6 +65,15 @@ function appendEntry({ bench }: Context, nonce: number): Promise<number> {
   return bench.journal.append(entry);
 }
 
+/** The server's signer, keeping in `signed` every payload it is asked to sign. */
+function countingSigner(signed: unknown[]): AsyncSigner {
+  const signer = signingHere(nodeSigner(server));
+  return { party: signer.party, sign: (payload) => (signed.push(payload), signer.sign(payload)) };
+}
+
+/** A node's time past the journal's messages by more than an event's lifetime and the notifier's hour for nats-server's clock. */
+const pastTheStartsMargin = () => Date.now() + MAX_EVENT_LIFETIME_MS + 2 * 60 * 60 * 1000;
+
 /** Where the notifier reads the journal from, each time, through a consumer of its own. */
 function journalReads({ bench }: Context): number[] {
   const readFrom: number[] = [];
@@ -132,10 +141,9 @@ test('a notifier started again has the parties of a pact created before: it does
 test('a notifier with no position starts past the entries too old to notify: it neither reads nor signs for them', async (context) => {
   await appendEntry(context, 0);
   const old = await appendEntry(context, 1);
-  const later = Date.now() + MAX_EVENT_LIFETIME_MS + 2 * 60 * 60 * 1000; // past the notifier's margin for nats-server's clock
+  const later = pastTheStartsMargin();
   const signed: unknown[] = [];
-  const signer = signingHere(nodeSigner(server));
-  const counting: AsyncSigner = { party: signer.party, sign: (payload) => (signed.push(payload), signer.sign(payload)) };
+  const counting = countingSigner(signed);
   const readFrom = journalReads(context);
   await notifierOf(context, { now: () => later }, counting).start();
 
@@ -168,8 +176,7 @@ test('an entry whose notification has expired makes none: neither signed for nor
   await context.bench.nats.jsm.streams.deleteMessage(JOURNAL_STREAM, first); // reading the parties back would fail
   const second = await appendEntry(context, 1);
   const signed: unknown[] = [];
-  const signer = signingHere(nodeSigner(server));
-  const counting: AsyncSigner = { party: signer.party, sign: (payload) => (signed.push(payload), signer.sign(payload)) };
+  const counting = countingSigner(signed);
   // Both expired, and stored too recently for the start to skip them by nats-server's times.
   await notifierOf(context, { now: () => at + MAX_EVENT_LIFETIME_MS + 30 * 60 * 1000 }, counting).start();
   assert.is(await until('position', () => context.store.notifiedUpTo(), (seq) => seq === second), second);
@@ -184,7 +191,7 @@ test('a start that cannot ask nats-server where the old entries end skips nothin
   const info = streams.info.bind(streams);
   let refused = 0;
   streams.info = ((...args: Parameters<typeof info>) => (refused++ === 0 ? Promise.reject(new Error('timeout')) : info(...args))) as typeof info;
-  await notifierOf(context, { now: () => Date.now() + MAX_EVENT_LIFETIME_MS + 2 * 60 * 60 * 1000 }).start();
+  await notifierOf(context, { now: pastTheStartsMargin }).start();
   assert.is(await until('position', () => context.store.notifiedUpTo(), (seq) => seq === second), second);
   assert.equal(readFrom, [1]);
 });
