@@ -49,8 +49,22 @@ const offerValidator = compiledLazily(ajv, offerSchema);
 const acceptValidator = compiledLazily(ajv, signedCallSchema('offers.accept'));
 const paidValidator = compiledLazily(ajv, paidPayoutsSchema);
 
+/**
+ * Digests of calls already worked out in this process, by the call object: the gateway digests a create to
+ * name its pact, and the host it hands that same object to checks the signature over the same digest. A call
+ * that came over NATS is a new object and is digested again. Nothing changes a call once it is parsed.
+ */
+const knownDigests = new WeakMap<object, Uint8Array>();
+
+/** The digest the call's signature covers: SHA-256 of the JCS of all but `sig`. */
+const signedDigest = (signed: { sig: string }) => knownDigests.get(signed) ?? canonicalDigest(signedPart(signed));
+
 /** The pact id a create call names: a replay of the same envelope names the same pact. */
-export const createdPactId = (envelope: SignedCall) => pactIdOfDigest(canonicalDigest(signedPart(envelope)));
+export function createdPactId(envelope: SignedCall): string {
+  const digest = signedDigest(envelope);
+  knownDigests.set(envelope, digest);
+  return pactIdOfDigest(digest);
+}
 
 /** A created pact's id from its create call's digest (the one its signature covers): its first 16 bytes in hex. */
 const pactIdOfDigest = (digest: Uint8Array) => `p_${Buffer.from(digest.buffer, digest.byteOffset, 16).toString('hex')}`;
@@ -118,7 +132,7 @@ function admitSignedCall(pactId: string, envelope: SignedCall, payment: string |
 }
 
 const signatureCheck = (signed: { signer: string; sig: string }, refusal: PactError): SignatureCheck =>
-  ({ signer: signed.signer, digest: canonicalDigest(signedPart(signed)), sig: signed.sig, refusal });
+  ({ signer: signed.signer, digest: signedDigest(signed), sig: signed.sig, refusal });
 
 type Builder = (envelope: SignedCall<any>, payment: string | undefined, wallNow: number | undefined) => Admission;
 
