@@ -50,20 +50,24 @@ const acceptValidator = compiledLazily(ajv, signedCallSchema('offers.accept'));
 const paidValidator = compiledLazily(ajv, paidPayoutsSchema);
 
 /**
- * Digests of calls already worked out in this process, by the call object: the gateway digests a create to
- * name its pact, and the host it hands that same object to checks the signature over the same digest. A call
- * that came over NATS is a new object and is digested again. Nothing changes a call once it is parsed.
+ * The digest the gateway worked out to name a create's pact, kept for the admission of that same call object
+ * by this process's host, which checks the signature over it. Taken once, by that admission, in the same turn
+ * as the naming: a call sent to another host over NATS arrives as a new object and is digested there, and a
+ * call object admitted again is digested again.
  */
-const knownDigests = new WeakMap<object, Uint8Array>();
-
-/** The digest the call's signature covers: SHA-256 of the JCS of all but `sig`. */
-const signedDigest = (signed: { sig: string }) => knownDigests.get(signed) ?? canonicalDigest(signedPart(signed));
+const namedCreates = new WeakMap<SignedCall, Uint8Array>();
 
 /** The pact id a create call names: a replay of the same envelope names the same pact. */
 export function createdPactId(envelope: SignedCall): string {
-  const digest = signedDigest(envelope);
-  knownDigests.set(envelope, digest);
+  const digest = canonicalDigest(signedPart(envelope));
+  namedCreates.set(envelope, digest);
   return pactIdOfDigest(digest);
+}
+
+function takeNamedDigest(envelope: SignedCall): Uint8Array | undefined {
+  const digest = namedCreates.get(envelope);
+  namedCreates.delete(envelope);
+  return digest;
 }
 
 /** A created pact's id from its create call's digest (the one its signature covers): its first 16 bytes in hex. */
@@ -124,15 +128,16 @@ function admitSignedCall(pactId: string, envelope: SignedCall, payment: string |
   if (malformed) return malformed;
   const unstorable = unsignableProblem(envelope) ?? oversizeProblem(action, envelope.call);
   if (unstorable) return { error: unstorable };
-  const signature = signatureCheck(envelope, pactError('invalid_signature', 'the signature does not verify'));
+  const named = action === 'pacts.create' ? takeNamedDigest(envelope) : undefined;
+  const signature = signatureCheck(envelope, pactError('invalid_signature', 'the signature does not verify'), named);
   if (action === 'pacts.create') signature.decode = (envelope as SignedCall<PactSpec>).call.parties.map((p) => p.party);
   const expectedId = action === 'pacts.create' ? pactIdOfDigest(signature.digest) : envelope.pactId;
   if (expectedId !== pactId) return { error: pactError('invalid_signature', `the call is signed for pact "${envelope.pactId}"`) };
   return { signature, then: () => BUILDERS[action](envelope, payment, wallNow) };
 }
 
-const signatureCheck = (signed: { signer: string; sig: string }, refusal: PactError): SignatureCheck =>
-  ({ signer: signed.signer, digest: signedDigest(signed), sig: signed.sig, refusal });
+const signatureCheck = (signed: { signer: string; sig: string }, refusal: PactError, digest = canonicalDigest(signedPart(signed))): SignatureCheck =>
+  ({ signer: signed.signer, digest, sig: signed.sig, refusal });
 
 type Builder = (envelope: SignedCall<any>, payment: string | undefined, wallNow: number | undefined) => Admission;
 
