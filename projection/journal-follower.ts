@@ -5,6 +5,12 @@ import { streamMessage } from '../actors/stream-journal.js';
 /** A journal message as a follower hands it on. */
 export type JournalMessage = { seq: number; subject: string; data: Uint8Array };
 
+/** The message at `seq`, read by its sequence; undefined when the stream holds none there (deleted or aged out). */
+export async function journalMessageAt(nats: Nats, stream: string, seq: number): Promise<JournalMessage | undefined> {
+  const message = await streamMessage(nats.jsm, stream, { seq });
+  return message ? { seq, subject: message.subject, data: message.data } : undefined;
+}
+
 const DAY_NS = 86_400 * 1e9;
 /**
  * Messages a follower's receiver holds unwritten before it makes the follower wait (by returning a promise
@@ -96,8 +102,8 @@ export class JournalFollower {
     console.error(`${this.consumerName} reads ${this.stream} messages ${this.lastArrived + 1}..${seq}, which its consumer did not deliver`);
     while (this.lastArrived < seq && !this.stopped) {
       const next = this.lastArrived + 1;
-      const message = await streamMessage(this.nats.jsm, this.stream, { seq: next });
-      if (message) await this.handOn({ seq: next, subject: message.subject, data: message.data });
+      const message = await journalMessageAt(this.nats, this.stream, next);
+      if (message) await this.handOn(message);
       else this.lastArrived = next;
     }
   }

@@ -1,7 +1,6 @@
 import { DeliverPolicy } from '@nats-io/jetstream';
 import { PULL, type Nats } from '../actors/nats.js';
-import { streamMessage } from '../actors/stream-journal.js';
-import { MAX_BACKLOG, type JournalMessage } from './journal-follower.js';
+import { journalMessageAt, MAX_BACKLOG, type JournalMessage } from './journal-follower.js';
 import { tellEach } from './listeners.js';
 
 /**
@@ -140,8 +139,8 @@ export class TappedFollower {
   /** Reads the message after the last one handed on by its sequence; one that is not there is passed. */
   private async readNext(): Promise<void> {
     const seq = this.handed + 1;
-    const message = await streamMessage(this.nats.jsm, this.stream, { seq });
-    if (message) await this.handOn({ seq, subject: message.subject, data: message.data });
+    const message = await journalMessageAt(this.nats, this.stream, seq);
+    if (message) await this.handOn(message);
     else this.handed = Math.max(this.handed, seq);
   }
 
