@@ -1,10 +1,10 @@
 import type { Nats } from '../actors/nats.js';
 import { decodeEntry, entryMessage, type JournalEntry } from '../actors/journal.js';
-import { seqBeforeTime, streamMessage } from '../actors/stream-journal.js';
+import { seqBeforeTime } from '../actors/stream-journal.js';
 import { JOURNAL_STREAM } from '../actors/subjects.js';
 import type { AsyncSigner } from '../protocol/node-signer.js';
 import { ArrivalBatches } from '../projection/arrival-batches.js';
-import type { JournalMessage } from '../projection/journal-follower.js';
+import { journalMessageAt, type JournalMessage } from '../projection/journal-follower.js';
 import { TappedFollower, type JournalTap } from '../projection/tapped-follower.js';
 import type { Clock } from '../runtime/clock.js';
 import { eventIdOf, MAX_EVENT_LIFETIME_MS, type PublicEvent } from './event.js';
@@ -120,7 +120,7 @@ export class PactNotifier {
   /** Whether the journal entry at `seq` made a notification that expired over CLOCK_MARGIN_MS ago (none at 0: nothing to skip). */
   private async expiredAt(seq: number): Promise<boolean> {
     if (seq === 0) return true;
-    const message = await streamMessage(this.nats.jsm, JOURNAL_STREAM, { seq });
+    const message = await journalMessageAt(this.nats, JOURNAL_STREAM, seq);
     const entry = message ? decodeEntry(message.data, message.subject) : undefined;
     return entry !== undefined && expired(entry, this.clock.now() - CLOCK_MARGIN_MS); // earlier entries' writers' clocks may be ahead of its writer's
   }
