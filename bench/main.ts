@@ -61,7 +61,8 @@ async function main(): Promise<void> {
     }
     if (phase('stored')) await withStack(PASSIVATING_ENV, (stack) => storedPacts(load, stack, clients));
     if (phase('offers')) await withStack({}, (stack) => offerSearch(load, stack, clients));
-    if (phase('stream')) await withStack({ PACT_RATE_LIMIT_PULLS: '0' }, (stack) => streamPhase(load, stack, clients));
+    const streamStack = (use: (stack: Stack) => Promise<void>) => withStack({ PACT_RATE_LIMIT_PULLS: '0' }, use);
+    if (phase('stream')) await streamStack((stack) => streamPhase(load, stack, clients, streamStack));
     if (phase('rails')) await railLatencies(withStack);
     if (phase('wallet')) await withStack(WALLET_BENCH_ENV, walletReservations);
   });

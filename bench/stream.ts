@@ -16,15 +16,25 @@ const RAW_IN_FLIGHT = 64;
 /** Raw publishes measured at least: CPU is read from /proc in 10 ms ticks, 1 µs a publish at 10,000. */
 const RAW_AT_LEAST = 10_000;
 const PULL_LIMIT = 50;
+/** Rounds of the long stream's pulls alternated with a short one's, each store first in every other round. */
+const ALTERNATED_ROUNDS = 6;
+
+/** Starts a fresh stack of the phase's kind for `use`, stopped after it. */
+export type StackStarter = (use: (stack: Stack) => Promise<void>) => Promise<void>;
+const WHERES = ['the start', 'the end'] as const;
+type Where = (typeof WHERES)[number];
 
 /**
  * The Agent Stream: `settings.events` events published through the service beside raw JetStream publishes
  * of the same size on the same nats-server (the floor: the service checks, signs nothing, stores and
  * projects each one), then pulls of 50 events from the start and from the end of what is stored. With
  * `settings.streamStored`, the stream is then filled to that many events straight over NATS (each still
- * checked by the service's event projector) and the same pulls are measured again.
+ * checked by the service's event projector) and the same pulls are measured again, then alternated round by
+ * round with pulls from a second stack (`startShort`) filled the same way to `settings.events`: the first
+ * pulls run in the service's first minute, and their cost moved between runs by more than the difference
+ * the issue asks about.
  */
-export async function streamPhase(load: LoadGenerator, stack: Stack, clients: Processes): Promise<void> {
+export async function streamPhase(load: LoadGenerator, stack: Stack, clients: Processes, startShort: StackStarter): Promise<void> {
   const { events: count, concurrency } = settings;
   console.log(`\nagent stream: ${count} pre-signed public events published, ${concurrency} in flight`);
   await untilIdle(stackProcesses(stack), SERVICE_PROCESS); // its start's work would count against raw
@@ -54,25 +64,80 @@ export async function streamPhase(load: LoadGenerator, stack: Stack, clients: Pr
     const waited = await untilIdle(stackProcesses(stack), SERVICE_PROCESS);
     console.log(`  the service idle (under 5% of a core: LevelDB's compactions of the fill done) after ${fixed(waited)} s more`);
     await pullRates(load, stack, clients);
+    await startShort(async (short) => {
+      await fillStream(short, count);
+      await untilIdle(stackProcesses(short), SERVICE_PROCESS);
+      await alternatedPulls(load, { short, long: stack }, clients);
+    });
   }
 }
 
 /** Pulls of PULL_LIMIT events from the start and from the end of what the service stores. */
 async function pullRates(load: LoadGenerator, stack: Stack, clients: Processes): Promise<void> {
-  const last = await storedThrough(stack);
-  for (const [where, after] of [['the start', 0], ['the end', Math.max(0, last - PULL_LIMIT)]] as const) {
-    const body = JSON.stringify({ cursor: cursorOf(after), limit: PULL_LIMIT });
-    const job = { kind: 'reads' as const, url: stack.url, route: 'POST /v0/pull', paths: ['/v0/pull'], bodies: [body], concurrency: settings.readConcurrency };
-    await load.run({ ...job, seconds: 1 });
-    const pulls = await load.timed({ ...job, seconds: settings.readSeconds }, { ...clients, ...stackProcesses(stack) });
-    const serviceSeconds = pulls.cpu.seconds.get(SERVICE_PROCESS)!;
+  for (const where of WHERES) print(pullLines(await pulls(load, stack, clients, where)));
+}
+
+/**
+ * The pulls of `pullRates` from both stores, ALTERNATED_ROUNDS times, the store pulled first changing every
+ * round; then the long store's rate and CPU per pull against the short one's, over all rounds.
+ */
+async function alternatedPulls(load: LoadGenerator, stores: { short: Stack; long: Stack }, clients: Processes): Promise<void> {
+  console.log(`\n  pulls from ${settings.events} events (a second service, its stream filled the same way) alternated with pulls from ${settings.streamStored}, ${ALTERNATED_ROUNDS} rounds`);
+  const measured: { store: 'short' | 'long'; pulls: Pulls }[] = [];
+  for (let round = 1; round <= ALTERNATED_ROUNDS; round++) {
+    const order = round % 2 === 1 ? (['short', 'long'] as const) : (['long', 'short'] as const);
+    for (const where of WHERES) {
+      for (const store of order) {
+        const pulled = await pulls(load, stores[store], clients, where);
+        print(pullLines(pulled).map((line, i) => (i === 0 ? `round ${round}: ${line}` : `  ${line}`)), '    ');
+        measured.push({ store, pulls: pulled });
+      }
+    }
+  }
+  for (const where of WHERES) {
+    const from = (store: 'short' | 'long') => summed(measured.filter((m) => m.store === store && m.pulls.where === where).map((m) => m.pulls));
+    const [short, long] = [from('short'), from('long')];
     print([
-      `pulls of ${PULL_LIMIT} from ${where} of ${last} stored events: ${fixed(perSecond(pulls.measured))} /s = ${fixed(perSecond(pulls.measured) * PULL_LIMIT)} events pulled/s`,
-      ...routeLines(pulls.measured).map((line) => `  ${line}`),
-      `  service CPU per pull ${fixed((serviceSeconds * 1e6) / answered(pulls.measured), 1)} µs`,
-      ...failureLines('  failures', pulls.measured),
+      `from ${where}, all rounds: ${fixed(long.rate)} pulls/s from ${settings.streamStored} against ${fixed(short.rate)} from ${settings.events} (${fixed(long.rate / short.rate, 2)} of the rate); ` +
+        `service CPU per pull ${fixed(long.cpuMicros, 1)} against ${fixed(short.cpuMicros, 1)} µs (${fixed(long.cpuMicros / short.cpuMicros, 2)} times)`,
     ]);
   }
+}
+
+/** The rate and the service's CPU per pull of several measures taken as one. */
+function summed(measures: Pulls[]): { rate: number; cpuMicros: number } {
+  const sum = (field: 'count' | 'wallMs' | 'serviceSeconds') => measures.reduce((total, m) => total + m[field], 0);
+  return { rate: sum('count') / (sum('wallMs') / 1000), cpuMicros: (sum('serviceSeconds') * 1e6) / sum('count') };
+}
+
+interface Pulls {
+  where: Where;
+  stored: number;
+  count: number;
+  wallMs: number;
+  serviceSeconds: number;
+  lines: string[];
+}
+
+/** Pulls of PULL_LIMIT events from `where` in what `stack` stores: one untimed second, then settings.readSeconds timed. */
+async function pulls(load: LoadGenerator, stack: Stack, clients: Processes, where: Where): Promise<Pulls> {
+  const stored = await storedThrough(stack);
+  const after = where === 'the start' ? 0 : Math.max(0, stored - PULL_LIMIT);
+  const body = JSON.stringify({ cursor: cursorOf(after), limit: PULL_LIMIT });
+  const job = { kind: 'reads' as const, url: stack.url, route: 'POST /v0/pull', paths: ['/v0/pull'], bodies: [body], concurrency: settings.readConcurrency };
+  await load.run({ ...job, seconds: 1 });
+  const { measured, cpu } = await load.timed({ ...job, seconds: settings.readSeconds }, { ...clients, ...stackProcesses(stack) });
+  const lines = [...routeLines(measured), ...failureLines('failures', measured)];
+  return { where, stored, count: answered(measured), wallMs: measured.wallMs, serviceSeconds: cpu.seconds.get(SERVICE_PROCESS)!, lines };
+}
+
+function pullLines({ where, stored, count, wallMs, serviceSeconds, lines }: Pulls): string[] {
+  const rate = count / (wallMs / 1000);
+  return [
+    `pulls of ${PULL_LIMIT} from ${where} of ${stored} stored events: ${fixed(rate)} /s = ${fixed(rate * PULL_LIMIT)} events pulled/s`,
+    ...lines.map((line) => `  ${line}`),
+    `  service CPU per pull ${fixed((serviceSeconds * 1e6) / count, 1)} µs`,
+  ];
 }
 
 /** The stream position the service's store has read to (a `latest` pull's cursor). */
