@@ -7,7 +7,7 @@ import type { LoadGenerator } from './load-generator.js';
 import { childNamed, cpuUsedDuring, SERVICE_PROCESS, stackProcesses, untilIdle, type CpuUse, type Processes } from './processes.js';
 import { answered, cpuLines, cpuPerRequestLines, failureLines, MACHINE_CORES, perSecond, print, routeLines } from './report.js';
 import { settings } from './settings.js';
-import { fixed } from './stats.js';
+import { fixed, percentile } from './stats.js';
 import { benchEvent, EVENTS_PER_PUBLISHER } from './worker/events.js';
 import { newSigner } from './worker/presign.js';
 
@@ -95,11 +95,13 @@ async function alternatedPulls(load: LoadGenerator, stores: { short: Stack; long
     }
   }
   for (const where of WHERES) {
-    const from = (store: 'short' | 'long') => summed(measured.filter((m) => m.store === store && m.pulls.where === where).map((m) => m.pulls));
-    const [short, long] = [from('short'), from('long')];
+    const of = (store: 'short' | 'long') => measured.filter((m) => m.store === store && m.pulls.where === where).map((m) => m.pulls);
+    const [short, long] = [summed(of('short')), summed(of('long'))];
+    const roundRatios = of('long').map((pulls, i) => summed([pulls]).cpuMicros / summed([of('short')[i]!]).cpuMicros);
     print([
       `from ${where}, all rounds: ${fixed(long.rate)} pulls/s from ${settings.streamStored} against ${fixed(short.rate)} from ${settings.events} (${fixed(long.rate / short.rate, 2)} of the rate); ` +
         `service CPU per pull ${fixed(long.cpuMicros, 1)} against ${fixed(short.cpuMicros, 1)} µs (${fixed(long.cpuMicros / short.cpuMicros, 2)} times)`,
+      `  the CPU per pull from ${settings.streamStored} ÷ from ${settings.events}, round by round: ${roundRatios.map((r) => fixed(r, 2)).join(', ')} (median ${fixed(percentile([...roundRatios].sort((a, b) => a - b), 50), 2)})`,
     ]);
   }
 }
