@@ -128,12 +128,22 @@ function admitSignedCall(pactId: string, envelope: SignedCall, payment: string |
   if (malformed) return malformed;
   const unstorable = unsignableProblem(envelope) ?? oversizeProblem(action, envelope.call);
   if (unstorable) return { error: unstorable };
-  const named = action === 'pacts.create' ? takeNamedDigest(envelope) : undefined;
-  const signature = signatureCheck(envelope, pactError('invalid_signature', 'the signature does not verify'), named);
-  if (action === 'pacts.create') signature.decode = (envelope as SignedCall<PactSpec>).call.parties.map((p) => p.party);
-  const expectedId = action === 'pacts.create' ? pactIdOfDigest(signature.digest) : envelope.pactId;
-  if (expectedId !== pactId) return { error: pactError('invalid_signature', `the call is signed for pact "${envelope.pactId}"`) };
+  const { signature, signedFor } = action === 'pacts.create'
+    ? createSignature(envelope as SignedCall<PactSpec>)
+    : { signature: signatureCheck(envelope, callRefusal()), signedFor: envelope.pactId };
+  if (signedFor !== pactId) return { error: pactError('invalid_signature', `the call is signed for pact "${envelope.pactId}"`) };
   return { signature, then: () => BUILDERS[action](envelope, payment, wallNow) };
+}
+
+const callRefusal = () => pactError('invalid_signature', 'the signature does not verify');
+
+/**
+ * A create's check: the digest its signature covers (the gateway's, when it named this call) names the pact
+ * it makes, and the parties are named for decoding beside the signer.
+ */
+function createSignature(envelope: SignedCall<PactSpec>): { signature: SignatureCheck; signedFor: string } {
+  const signature = { ...signatureCheck(envelope, callRefusal(), takeNamedDigest(envelope)), decode: envelope.call.parties.map((p) => p.party) };
+  return { signature, signedFor: pactIdOfDigest(signature.digest) };
 }
 
 const signatureCheck = (signed: { signer: string; sig: string }, refusal: PactError, digest = canonicalDigest(signedPart(signed))): SignatureCheck =>
