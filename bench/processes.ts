@@ -69,16 +69,8 @@ export function rssMiB(pid: number): number {
   return Number(kib) / 1024;
 }
 
-/** The pid of this process's child named `command` (e.g. the stack's nats-server). */
-export function childNamed(command: string): number {
-  const children = readFileSync(`/proc/${process.pid}/task/${process.pid}/children`, 'utf8').trim().split(/\s+/).map(Number);
-  const pid = children.find((child) => readFileSync(`/proc/${child}/comm`, 'utf8').trim() === command);
-  if (pid === undefined) throw new Error(`no child process named ${command}`);
-  return pid;
-}
-
 /** The name the report gives the service's process. */
 export const SERVICE_PROCESS = 'pact service';
 
-/** The service process of a running stack and its nats-server (the only nats-server this process starts). */
-export const stackProcesses = (stack: Stack): Processes => ({ [SERVICE_PROCESS]: stack.serverPid!, 'nats-server': childNamed('nats-server') });
+/** The service process of a running stack and its own nats-server (the bench's stacks start one each). */
+export const stackProcesses = (stack: Stack): Processes => ({ [SERVICE_PROCESS]: stack.serverPid!, 'nats-server': stack.natsPid! });

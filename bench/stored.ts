@@ -4,7 +4,7 @@ import { JOURNAL_STREAM } from '../actors/subjects.js';
 import type { Stack } from '../tests/support/stack.js';
 import { withJetStream } from './jetstream.js';
 import type { LoadGenerator } from './load-generator.js';
-import { childNamed, cpuSeconds, rssMiB, stackProcesses, type Processes } from './processes.js';
+import { cpuSeconds, rssMiB, stackProcesses, type Processes } from './processes.js';
 import { cpuLines, failureLines, print, routeLines } from './report.js';
 import { settings } from './settings.js';
 import { fixed } from './stats.js';
@@ -67,7 +67,7 @@ function journalSize(stack: Stack): Promise<string> {
   });
 }
 
-const memory = (stack: Stack) => `RSS pact service ${fixed(rssMiB(stack.serverPid!))} MiB, nats-server ${fixed(rssMiB(childNamed('nats-server')))} MiB`;
+const memory = (stack: Stack) => `RSS pact service ${fixed(rssMiB(stack.serverPid!))} MiB, nats-server ${fixed(rssMiB(stack.natsPid!))} MiB`;
 
 /** What `/health` says of the service's actors (docs/API.md). */
 interface ActorsHealth {

@@ -89,6 +89,11 @@ export class Stack {
     return this.child?.pid;
   }
 
+  /** The stack's own nats-server; undefined when the stack runs on a NATS the caller started. */
+  get natsPid(): number | undefined {
+    return this.nats?.pid;
+  }
+
   async startServer(): Promise<void> {
     this.log = '';
     const child = spawn(process.execPath, [...SERVICE_NODE_ARGS, ...this.nodeArgs, '--import', 'tsx', 'runtime/main.ts'], {
