@@ -40,7 +40,9 @@ export async function pullRates(load: LoadGenerator, stack: Stack, clients: Proc
 export async function alternatedPulls(load: LoadGenerator, stores: Record<Store, Stack>, clients: Processes): Promise<void> {
   const [short, long] = [await storedThrough(stores.short), await storedThrough(stores.long)];
   console.log(`\n  pulls from ${short} events (a second service) alternated with pulls from ${long}, ${ALTERNATED_ROUNDS} rounds`);
-  for (const stack of Object.values(stores)) for (const where of WHERES) await load.run({ ...pullJob(stack, where, await storedThrough(stack)), seconds: WARM_UP_SECONDS });
+  for (const stack of Object.values(stores)) {
+    for (const where of WHERES) await load.run({ ...pullJob(stack, where, await storedThrough(stack)), seconds: WARM_UP_SECONDS });
+  }
   const measured: Record<Store, Pulls[]> = { short: [], long: [] };
   for (let round = 1; round <= ALTERNATED_ROUNDS; round++) {
     const order: Store[] = round % 2 === 1 ? ['short', 'long'] : ['long', 'short'];
@@ -57,14 +59,17 @@ export async function alternatedPulls(load: LoadGenerator, stores: Record<Store,
 
 /** The long store's pulls from `where` against the short one's. */
 function comparisonLines(where: Where, measured: Record<Store, Pulls[]>, stored: Record<Store, number>): string[] {
-  const [short, long] = [measured.short, measured.long].map((all) => all.filter((pulls) => pulls.where === where)) as [Pulls[], Pulls[]];
+  const from = (store: Store) => measured[store].filter((pulls) => pulls.where === where);
+  const [short, long] = [from('short'), from('long')];
   const [shortAll, longAll] = [summed(short), summed(long)];
   const byRound = long.map((pulls, i) => summed([pulls]).cpuMicros / summed([short[i]!]).cpuMicros);
+  const cpuRatio = longAll.cpuMicros / shortAll.cpuMicros;
   return [
     `from ${where}, all rounds: ${fixed(longAll.rate)} pulls/s from ${stored.long} against ${fixed(shortAll.rate)} from ${stored.short} ` +
       `(${fixed(longAll.rate / shortAll.rate, 2)} of the rate)`,
-    `  service CPU per pull ${fixed(longAll.cpuMicros, 1)} against ${fixed(shortAll.cpuMicros, 1)} µs (${fixed(longAll.cpuMicros / shortAll.cpuMicros, 2)} times)`,
-    `  round by round, the CPU per pull from ${stored.long} ÷ from ${stored.short}: ${byRound.map((ratio) => fixed(ratio, 2)).join(', ')} (median ${fixed(median(byRound), 2)})`,
+    `  service CPU per pull ${fixed(longAll.cpuMicros, 1)} against ${fixed(shortAll.cpuMicros, 1)} µs (${fixed(cpuRatio, 2)} times)`,
+    `  round by round, the CPU per pull from ${stored.long} ÷ from ${stored.short}: ` +
+      `${byRound.map((ratio) => fixed(ratio, 2)).join(', ')} (median ${fixed(median(byRound), 2)})`,
   ];
 }
 

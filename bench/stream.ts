@@ -54,12 +54,14 @@ export async function streamPhase(load: LoadGenerator, stack: Stack, clients: Pr
   if (settings.streamStored > count) {
     const started = performance.now();
     await fillStream(stack, settings.streamStored);
-    console.log(`\n  stream filled to ${settings.streamStored} events over NATS and projected by the service in ${fixed((performance.now() - started) / 1000)} s`);
+    const seconds = (performance.now() - started) / 1000;
+    console.log(`\n  stream filled to ${settings.streamStored} events over NATS and projected by the service in ${fixed(seconds)} s`);
     const waited = await untilIdle(stackProcesses(stack), SERVICE_PROCESS);
     console.log(`  the service idle (under 5% of a core: LevelDB's compactions of the fill done) after ${fixed(waited)} s more`);
     await pullRates(load, stack, clients);
     await startShort(async (short) => {
-      await load.run(publishJob(short));
+      const published = await load.run(publishJob(short));
+      if (published.failures.length > 0) throw new Error(`publishes to the second service failed: ${JSON.stringify(published.failures)}`);
       await untilStored(short);
       await untilIdle(stackProcesses(short), SERVICE_PROCESS);
       await alternatedPulls(load, { short, long: stack }, clients);
@@ -67,7 +69,8 @@ export async function streamPhase(load: LoadGenerator, stack: Stack, clients: Pr
   }
 }
 
-const publishJob = (stack: Stack) => ({ kind: 'events' as const, url: stack.url, count: settings.events, concurrency: settings.concurrency });
+const publishJob = (stack: Stack) =>
+  ({ kind: 'events' as const, url: stack.url, count: settings.events, concurrency: settings.concurrency });
 
 /**
  * Appends signed events to the service's event stream over NATS, as a gateway does, until it holds `total`,
