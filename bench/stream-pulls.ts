@@ -29,7 +29,8 @@ interface Pulls {
 
 /** Pulls of PULL_LIMIT events from the start and from the end of what the service stores. */
 export async function pullRates(load: LoadGenerator, stack: Stack, clients: Processes): Promise<void> {
-  for (const where of WHERES) print(pullLines(await pulls(load, stack, clients, where)));
+  const stored = await storedThrough(stack);
+  for (const where of WHERES) print(pullLines(await pulls(load, stack, clients, where, stored)));
 }
 
 /**
@@ -38,23 +39,23 @@ export async function pullRates(load: LoadGenerator, stack: Stack, clients: Proc
  * all rounds and round by round.
  */
 export async function alternatedPulls(load: LoadGenerator, stores: Record<Store, Stack>, clients: Processes): Promise<void> {
-  const [short, long] = [await storedThrough(stores.short), await storedThrough(stores.long)];
-  console.log(`\n  pulls from ${short} events (a second service) alternated with pulls from ${long}, ${ALTERNATED_ROUNDS} rounds`);
-  for (const stack of Object.values(stores)) {
-    for (const where of WHERES) await load.run({ ...pullJob(stack, where, await storedThrough(stack)), seconds: WARM_UP_SECONDS });
+  const stored: Record<Store, number> = { short: await storedThrough(stores.short), long: await storedThrough(stores.long) };
+  console.log(`\n  pulls from ${stored.short} events (a second service) alternated with pulls from ${stored.long}, ${ALTERNATED_ROUNDS} rounds`);
+  for (const store of ['short', 'long'] as const) {
+    for (const where of WHERES) await load.run({ ...pullJob(stores[store], where, stored[store]), seconds: WARM_UP_SECONDS });
   }
   const measured: Record<Store, Pulls[]> = { short: [], long: [] };
   for (let round = 1; round <= ALTERNATED_ROUNDS; round++) {
     const order: Store[] = round % 2 === 1 ? ['short', 'long'] : ['long', 'short'];
     for (const where of WHERES) {
       for (const store of order) {
-        const pulled = await pulls(load, stores[store], clients, where);
+        const pulled = await pulls(load, stores[store], clients, where, stored[store]);
         print(pullLines(pulled).map((line, i) => (i === 0 ? `round ${round}: ${line}` : `  ${line}`)), '    ');
         measured[store].push(pulled);
       }
     }
   }
-  for (const where of WHERES) print(comparisonLines(where, measured, { short, long }));
+  for (const where of WHERES) print(comparisonLines(where, measured, stored));
 }
 
 /** The long store's pulls from `where` against the short one's. */
@@ -79,9 +80,8 @@ function summed(measures: Pulls[]): { rate: number; cpuMicros: number } {
   return { rate: sum('count') / (sum('wallMs') / 1000), cpuMicros: (sum('serviceSeconds') * 1e6) / sum('count') };
 }
 
-/** Pulls of PULL_LIMIT events from `where` in what `stack` stores: one untimed second, then settings.readSeconds timed. */
-async function pulls(load: LoadGenerator, stack: Stack, clients: Processes, where: Where): Promise<Pulls> {
-  const stored = await storedThrough(stack);
+/** Pulls of PULL_LIMIT events from `where` in the `stored` events of `stack`: one untimed second, then settings.readSeconds timed. */
+async function pulls(load: LoadGenerator, stack: Stack, clients: Processes, where: Where, stored: number): Promise<Pulls> {
   const job = pullJob(stack, where, stored);
   await load.run({ ...job, seconds: 1 });
   const { measured, cpu } = await load.timed({ ...job, seconds: settings.readSeconds }, { ...clients, ...stackProcesses(stack) });
