@@ -176,12 +176,12 @@ export class ReadModel {
   }
 
   /** The body of `response(id)` when it is in memory now. */
-  cachedResponse(id: string): string | undefined {
+  cachedResponse(id: string): Buffer | undefined {
     return this.responses.get(id);
   }
 
   /** The body `GET /pacts/:id` sends: `{ pact }` around the record's JSON text, never parsed. */
-  async response(id: string): Promise<string | undefined> {
+  async response(id: string): Promise<Buffer | undefined> {
     return this.responses.get(id) ?? this.responses.fill(id, async () => this.unwritten.get(id)?.text ?? (await this.pactTexts.get(id)));
   }
 

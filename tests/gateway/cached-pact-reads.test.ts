@@ -8,7 +8,7 @@ import { answerCachedPactReads } from '../../gateway/cached-pact-reads.js';
 const ID = `p_${'ab'.repeat(16)}`;
 const BODY = '{"pact":{"id":"…"}}';
 // Any id is "in memory" but those starting p_cd: what the path check lets through is answered from memory.
-const cached = (id: string) => (id.startsWith('p_cd') ? undefined : BODY);
+const cached = (id: string) => (id.startsWith('p_cd') ? undefined : Buffer.from(BODY));
 
 /** An app whose every routed request is counted and marked, with the reads from memory in front. */
 async function withApp(use: (url: string, routed: () => number) => Promise<void>, setUp = (_app: FastifyInstance) => {}): Promise<void> {
