@@ -16,6 +16,7 @@ export class ResponseCache {
 
   constructor(private readonly maxBytes: number) {}
 
+  /** The cached body, shared by every read: never to be written to. */
   get(id: string): Buffer | undefined {
     const cached = this.bodies.get(id);
     if (cached) cached.read = true;
@@ -33,15 +34,15 @@ export class ResponseCache {
     try {
       const text = await fetch();
       if (text === undefined) return undefined;
-      return miss.stale ? bytesOf(text) : this.add(id, text);
+      return miss.stale ? Buffer.from(bodyOf(text)) : this.add(id, text);
     } finally {
       if (--miss.readers === 0) this.misses.delete(id);
     }
   }
 
   private add(id: string, pactText: string): Buffer {
-    const body = bytesOf(pactText);
     this.drop(id);
+    const body = bytesOf(pactText);
     if (memoryOf(body) > this.maxBytes) return body;
     this.makeRoom(memoryOf(body));
     this.bodies.set(id, { body, read: false });
@@ -99,6 +100,6 @@ export const bodyOf = (pactText: string) => `{"pact":${pactText}}`;
 function bytesOf(pactText: string): Buffer {
   const text = bodyOf(pactText);
   const bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(text));
-  bytes.write(text);
-  return bytes;
+  const written = bytes.write(text);
+  return written === bytes.length ? bytes : Buffer.from(text); // never send memory `write` left as it was
 }

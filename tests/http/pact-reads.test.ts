@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { buyerFundedPact } from '../support/trades.js';
+import { activePact, buyerFundedPact } from '../support/trades.js';
 import { Stack } from '../support/stack.js';
 
 // GET /pacts/:id answers the same whether the pact's body is in memory (answered before Fastify routes,
@@ -33,6 +33,18 @@ test('a read from memory answers what the first read, from disk, answered', asyn
   const head = await answer(url, { method: 'HEAD' });
   const typeAndLength = ({ headers }: typeof head) => [headers['content-type'], headers['content-length']];
   assert.equal([head.status, ...typeAndLength(head)], [200, ...typeAndLength(fromDisk)], 'HEAD: the same type and length');
+});
+
+test('a body with characters past ASCII: the same bytes and length in UTF-8 from disk and from memory', async ({ stack }) => {
+  const { seller, id } = await activePact(stack);
+  const note = 'résumé, 900 € — 完成 🎉';
+  const proposed = await stack.client.propose(seller, id, { evidence: [{ note }], distribution: [{ party: seller.party, bp: 10000 }] });
+  assert.is(proposed.status, 200, JSON.stringify(proposed.body));
+  const url = `${stack.url}/pacts/${id}`;
+  const fromDisk = await answer(url); // not read before: answered by the route
+  assert.ok(fromDisk.body.includes(note));
+  assert.is(fromDisk.headers['content-length'], String(Buffer.byteLength(fromDisk.body)));
+  assert.equal(await answer(url), fromDisk, 'from memory, byte for byte the same');
 });
 
 test('a write replaces the body in memory before it is answered', async ({ stack }) => {

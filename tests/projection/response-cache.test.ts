@@ -36,6 +36,15 @@ test('a change replaces a cached body, and past the budget a body read since goe
   assert.is(cachedText(cache, 'a'), bodyOf(text(4)));
 });
 
+test('a body replaced many times takes its room once: as many bodies fit as before', async () => {
+  const cache = new ResponseCache(sizeOf(text(1)) * 3);
+  await cache.fill('a', async () => text(1));
+  for (let n = 2; n < 100; n++) cache.changed('a', text(n % 10));
+  await cache.fill('b', async () => text(1));
+  await cache.fill('c', async () => text(1));
+  assert.ok(cache.get('a') && cache.get('b') && cache.get('c'));
+});
+
 test('a read spares a body one pass: when every body was read since, the oldest goes', async () => {
   const size = sizeOf(text(1));
   const cache = new ResponseCache(size * 2);
