@@ -36,11 +36,11 @@ export async function pullRates(load: LoadGenerator, stack: Stack, clients: Proc
 /**
  * The pulls of `pullRates` from two stores, ALTERNATED_ROUNDS times, the store pulled first changing every
  * round, after a warm-up of both; then the long store's rate and CPU per pull against the short one's, over
- * all rounds and round by round.
+ * all rounds and round by round. `when` says what state the stores are in.
  */
-export async function alternatedPulls(load: LoadGenerator, stores: Record<Store, Stack>, clients: Processes): Promise<void> {
+export async function alternatedPulls(load: LoadGenerator, stores: Record<Store, Stack>, clients: Processes, when: string): Promise<void> {
   const stored: Record<Store, number> = { short: await storedThrough(stores.short), long: await storedThrough(stores.long) };
-  console.log(`\n  pulls from ${stored.short} events (a second service) alternated with pulls from ${stored.long}, ${ALTERNATED_ROUNDS} rounds`);
+  console.log(`\n  pulls from ${stored.short} events (a second service) alternated with pulls from ${stored.long}, ${ALTERNATED_ROUNDS} rounds; ${when}`);
   for (const store of ['short', 'long'] as const) {
     for (const where of WHERES) await load.run({ ...pullJob(stores[store], where, stored[store]), seconds: WARM_UP_SECONDS });
   }

@@ -26,7 +26,10 @@ export type StackStarter = (use: (stack: Stack) => Promise<void>) => Promise<voi
  * `settings.streamStored`, the stream is then filled to that many events straight over NATS (each still
  * checked by the service's event projector) and the same pulls are measured again, then alternated round by
  * round with pulls from a second stack (`startShort`) given `settings.events` events as the first was: a
- * comparison that neither store's moment (a service's first minute, a slow stretch of the VM) decides.
+ * comparison that neither store's moment (a service's first minute, a slow stretch of the VM) decides. The
+ * short store's events are then still in LevelDB's memtable, the long store's oldest in its tables; the same
+ * comparison is made again after both services restarted, when both stores' events are in tables: what the
+ * stream's size alone costs.
  */
 export async function streamPhase(load: LoadGenerator, stack: Stack, clients: Processes, startShort: StackStarter): Promise<void> {
   const { events: count, concurrency } = settings;
@@ -64,7 +67,12 @@ export async function streamPhase(load: LoadGenerator, stack: Stack, clients: Pr
       if (published.failures.length > 0) throw new Error(`publishes to the second service failed: ${JSON.stringify(published.failures)}`);
       await untilStored(short);
       await untilIdle(stackProcesses(short), SERVICE_PROCESS);
-      await alternatedPulls(load, { short, long: stack }, clients);
+      const stores = { short, long: stack };
+      await alternatedPulls(load, stores, clients, 'the short store in its memtable');
+      // A reopened LevelDB writes the memtable its log held out to a table.
+      await Promise.all([short.restartWith({}), stack.restartWith({})]);
+      for (const restarted of [short, stack]) await untilIdle(stackProcesses(restarted), SERVICE_PROCESS);
+      await alternatedPulls(load, stores, clients, 'both services restarted: every event read from a LevelDB table');
     });
   }
 }
