@@ -36,6 +36,12 @@ const startPinned = (env: Record<string, string>) => async () => {
   return pinned(stack, () => Object.values(stackProcesses(stack)), 'server', (started) => started.stop());
 };
 
+/** Restarts the service of a stack started by `startPinned`, pinned again as it was. */
+const restartPinned = async (stack: Stack) => {
+  await stack.restartWith({});
+  await pinned(stack, () => [stack.serverPid!], 'server', async () => undefined); // the stack is stopped by whoever started it
+};
+
 async function main(): Promise<void> {
   console.log('machine');
   print([...machineDescription(), ...startPinning()]);
@@ -62,7 +68,7 @@ async function main(): Promise<void> {
     if (phase('stored')) await withStack(PASSIVATING_ENV, (stack) => storedPacts(load, stack, clients));
     if (phase('offers')) await withStack({}, (stack) => offerSearch(load, stack, clients));
     const streamStack = (use: (stack: Stack) => Promise<void>) => withStack({ PACT_RATE_LIMIT_PULLS: '0' }, use);
-    if (phase('stream')) await streamStack((stack) => streamPhase(load, stack, clients, streamStack));
+    if (phase('stream')) await streamStack((stack) => streamPhase(load, stack, clients, streamStack, restartPinned));
     if (phase('rails')) await railLatencies(withStack);
     if (phase('wallet')) await withStack(WALLET_BENCH_ENV, walletReservations);
   });

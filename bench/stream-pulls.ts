@@ -56,6 +56,19 @@ export async function alternatedPulls(load: LoadGenerator, stores: Record<Store,
     }
   }
   for (const where of WHERES) print(comparisonLines(where, measured, stored));
+  print([startOverEndLine(measured, stored)]);
+}
+
+/**
+ * Each store's CPU per pull from the start ÷ from the end, over all rounds: within one service, so what
+ * sets the two services apart (one runs a little dearer than the other in a given run) is not in it.
+ */
+function startOverEndLine(measured: Record<Store, Pulls[]>, stored: Record<Store, number>): string {
+  const ratio = (store: Store) => {
+    const cpuFrom = (where: Where) => summed(measured[store].filter((pulls) => pulls.where === where)).cpuMicros;
+    return `${fixed(cpuFrom('the start') / cpuFrom('the end'), 2)} from ${stored[store]}`;
+  };
+  return `CPU per pull from the start ÷ from the end: ${ratio('long')}, ${ratio('short')}`;
 }
 
 /** The long store's pulls from `where` against the short one's. */

@@ -15,6 +15,8 @@ const RAW_STREAM = 'BENCH_RAW';
 const RAW_IN_FLIGHT = 64;
 /** Raw publishes measured at least: CPU is read from /proc in 10 ms ticks, 1 µs a publish at 10,000. */
 const RAW_AT_LEAST = 10_000;
+/** How long a restarted service may take to go idle before its pulls are measured regardless. */
+const IDLE_AT_MOST_SECONDS = 60;
 
 /** Starts a fresh stack of the phase's kind for `use`, stopped after it. */
 export type StackStarter = (use: (stack: Stack) => Promise<void>) => Promise<void>;
@@ -27,11 +29,18 @@ export type StackStarter = (use: (stack: Stack) => Promise<void>) => Promise<voi
  * checked by the service's event projector) and the same pulls are measured again, then alternated round by
  * round with pulls from a second stack (`startShort`) given `settings.events` events as the first was: a
  * comparison that neither store's moment (a service's first minute, a slow stretch of the VM) decides. The
- * short store's events are then still in LevelDB's memtable, the long store's oldest in its tables; the same
- * comparison is made again after both services restarted, when both stores' events are in tables: what the
- * stream's size alone costs.
+ * short store's events are then still in LevelDB's memtable, the long store's oldest in its tables (its
+ * newest in its memtable); the same comparison is made again after the second service is restarted (`restart`),
+ * and again after the first is too: one store's LevelDB state changes at a time, until both are read from
+ * tables alone.
  */
-export async function streamPhase(load: LoadGenerator, stack: Stack, clients: Processes, startShort: StackStarter): Promise<void> {
+export async function streamPhase(
+  load: LoadGenerator,
+  stack: Stack,
+  clients: Processes,
+  startShort: StackStarter,
+  restart: (stack: Stack) => Promise<void>,
+): Promise<void> {
   const { events: count, concurrency } = settings;
   console.log(`\nagent stream: ${count} pre-signed public events published, ${concurrency} in flight`);
   await untilIdle(stackProcesses(stack), SERVICE_PROCESS); // its start's work would count against raw
@@ -68,13 +77,22 @@ export async function streamPhase(load: LoadGenerator, stack: Stack, clients: Pr
       await untilStored(short);
       await untilIdle(stackProcesses(short), SERVICE_PROCESS);
       const stores = { short, long: stack };
-      await alternatedPulls(load, stores, clients, 'the short store in its memtable');
-      // A reopened LevelDB writes the memtable its log held out to a table.
-      await Promise.all([short.restartWith({}), stack.restartWith({})]);
-      for (const restarted of [short, stack]) await untilIdle(stackProcesses(restarted), SERVICE_PROCESS);
+      await alternatedPulls(load, stores, clients, "the short store's events in LevelDB's memtable, the long store's oldest in its tables");
+      // A reopened LevelDB writes the memtable its log held out to a table: one store changes at a time.
+      await restartedAndIdle(short, 'the second service', restart);
+      await alternatedPulls(load, stores, clients, "the second service restarted: its events in a table, the long store's newest still in its memtable");
+      await restartedAndIdle(stack, 'the first service', restart);
       await alternatedPulls(load, stores, clients, 'both services restarted: every event read from a LevelDB table');
     });
   }
+}
+
+/** Restarts the service of `stack` and waits until it is idle, saying how long that took. */
+async function restartedAndIdle(stack: Stack, name: string, restart: (stack: Stack) => Promise<void>): Promise<void> {
+  await restart(stack);
+  const waited = await untilIdle(stackProcesses(stack), SERVICE_PROCESS, IDLE_AT_MOST_SECONDS);
+  const idle = waited < IDLE_AT_MOST_SECONDS ? `idle after ${fixed(waited)} s` : `still busy after ${IDLE_AT_MOST_SECONDS} s`;
+  console.log(`\n  ${name} restarted, ${idle}`);
 }
 
 const publishJob = (stack: Stack) =>
