@@ -2,6 +2,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import type { Stack } from '../tests/support/stack.js';
+import { fixed } from './stats.js';
 
 const TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }));
 
@@ -40,21 +41,30 @@ export async function cpuUsedDuring<T>(processes: Processes, work: () => Promise
   return { result, cpu: { seconds, wallMs }, startedAt };
 }
 
+/** How long `untilIdle` waited, and whether the process went idle in that time. */
+export interface IdleWait {
+  seconds: number;
+  idle: boolean;
+}
+
 /**
  * Waits until `name` of `processes` uses less than a twentieth of a core over a second (work left from
- * before, such as LevelDB's compactions), at most `maxSeconds`; resolves to the seconds waited.
+ * before, such as LevelDB's compactions), at most `maxSeconds`.
  */
-export async function untilIdle(processes: Processes, name: string, maxSeconds = 300): Promise<number> {
+export async function untilIdle(processes: Processes, name: string, maxSeconds = 300): Promise<IdleWait> {
   const started = performance.now();
   const used = () => cpuSeconds(processes).get(name) ?? 0;
   for (let before = used(); (performance.now() - started) / 1000 < maxSeconds; ) {
     await new Promise((resolve) => setTimeout(resolve, 1000));
     const now = used();
-    if (now - before < 0.05) break;
+    if (now - before < 0.05) return { seconds: (performance.now() - started) / 1000, idle: true };
     before = now;
   }
-  return (performance.now() - started) / 1000;
+  return { seconds: (performance.now() - started) / 1000, idle: false };
 }
+
+/** What an `untilIdle` wait came to, for the report. */
+export const idleWaitText = ({ seconds, idle }: IdleWait) => `${idle ? 'idle' : 'still busy'} after ${fixed(seconds)} s`;
 
 /** CPU use over several spans, as one. */
 export function addedCpu(a: CpuUse, b: CpuUse): CpuUse {
