@@ -53,15 +53,6 @@ const WORKER_BOOTSTRAP = `
   setTimeout(() => import('tsx/esm/api').then(({ register }) => { register(); return import(workerData.module); }), workerData.delayMs);
 `;
 const RESPAWN_DELAY_MS = 1_000;
-/**
- * The workers' nice value: below the main thread's, which bounds the service under load. At the same
- * priority, a worker woken by a batch preempted the main thread that sent it (the kernel favours a thread
- * that slept), which then waited up to milliseconds inside `postMessage` while its core ran the batch: the
- * hand-offs' p90 fell from 458–812 to 92–123 µs at +10, and signed commands/s rose 12–51% in three
- * alternated pairs (docs/BENCHMARK-LOG.md, 2026-12-07 from 19:06 UTC). An idle main thread leaves a worker
- * all of its core.
- */
-export const WORKER_NICE = 10;
 
 interface Waiting {
   resolve: (result: boolean | string) => void;
@@ -124,8 +115,7 @@ export class VerifyPool implements Verifier {
   }
 
   private spawn(delayMs = 0): Worker {
-    const workerData = { module: WORKER_MODULE, delayMs, signingKey: this.signingKey, nice: WORKER_NICE };
-    const worker = new Worker(WORKER_BOOTSTRAP, { eval: true, workerData });
+    const worker = new Worker(WORKER_BOOTSTRAP, { eval: true, workerData: { module: WORKER_MODULE, delayMs, signingKey: this.signingKey } });
     worker.on('message', ({ id, results, decoded }: BatchAnswer) => {
       for (const key of decoded) learnPublicKey(key);
       const waiting = this.waiting.get(id) ?? [];

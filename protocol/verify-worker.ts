@@ -1,24 +1,9 @@
-import { readlinkSync } from 'node:fs';
-import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { nodeSigner, type Signer } from './node-signer.js';
 import { decodedKeyOf } from './party.js';
 import type { KeyPair } from './sign.js';
 import type { BatchAnswer, Job } from './verify-pool.js';
 import { verifyBytes } from './verify.js';
-
-/** Lowers this thread's priority (Linux: `setpriority` on a thread id acts on that thread alone); elsewhere leaves it. */
-function lowerThisThreadsPriority(nice: number): void {
-  let threadId: number;
-  try {
-    threadId = Number(readlinkSync('/proc/thread-self').split('/').pop());
-  } catch {
-    return; // no /proc: not Linux
-  }
-  setPriority(threadId, nice);
-}
-
-lowerThisThreadsPriority((workerData as { nice: number }).nice);
 
 const signingKey = (workerData as { signingKey?: KeyPair }).signingKey;
 const signer: Signer | undefined = signingKey ? nodeSigner(signingKey) : undefined;

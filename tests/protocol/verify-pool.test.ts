@@ -5,8 +5,7 @@ import { learnPublicKey, partyIdFromPublicKey, publicKeyOf } from '../../protoco
 import { canonicalDigest } from '../../protocol/digest.js';
 import { nodeSigner } from '../../protocol/node-signer.js';
 import { generateKeyPair, signPayload } from '../../protocol/sign.js';
-import { readdirSync, readFileSync } from 'node:fs';
-import { inlineVerifier, VerifyPool, WORKER_NICE, type Check } from '../../protocol/verify-pool.js';
+import { inlineVerifier, VerifyPool, type Check } from '../../protocol/verify-pool.js';
 
 // Signatures checked on worker threads answer exactly as on the main thread, each check its own answer.
 
@@ -86,26 +85,6 @@ test('party ids a check asks to decode are decoded on the worker, and this threa
     const forged = generateKeyPair().party;
     assert.not.ok(await pool.verify({ ...good(9), sig: good(10).sig, decode: [forged] }));
     assert.is(await decodingsDuring(async () => assert.ok(publicKeyOf(forged))), 1, 'a check that fails buys no decoding');
-  } finally {
-    await pool.close();
-  }
-});
-
-/** The nice values of this process's threads (Linux), from the 19th field of each thread's `stat`. */
-function threadNiceValues(): number[] {
-  return readdirSync('/proc/self/task').map((tid) => {
-    const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
-  });
-}
-
-test('a worker runs below the calling thread: its nice value is WORKER_NICE, this thread\'s unchanged', async () => {
-  const before = threadNiceValues().filter((nice) => nice === WORKER_NICE).length;
-  const pool = new VerifyPool(1);
-  try {
-    assert.ok(await pool.verify(good(11))); // the worker is up
-    assert.is(threadNiceValues().filter((nice) => nice === WORKER_NICE).length, before + 1);
-    assert.is(threadNiceValues()[0], 0, 'the main thread (listed first) keeps its priority');
   } finally {
     await pool.close();
   }
