@@ -65,7 +65,7 @@ export async function alternatedPulls(load: LoadGenerator, stores: Record<Store,
  */
 function startOverEndLine(measured: Record<Store, Pulls[]>, stored: Record<Store, number>): string {
   const ratio = (store: Store) => {
-    const cpuFrom = (where: Where) => summed(measured[store].filter((pulls) => pulls.where === where)).cpuMicros;
+    const cpuFrom = (where: Where) => summed(pullsFrom(measured[store], where)).cpuMicros;
     return `${fixed(cpuFrom('the start') / cpuFrom('the end'), 2)} from ${stored[store]}`;
   };
   return `CPU per pull from the start ÷ from the end: ${ratio('long')}, ${ratio('short')}`;
@@ -73,8 +73,7 @@ function startOverEndLine(measured: Record<Store, Pulls[]>, stored: Record<Store
 
 /** The long store's pulls from `where` against the short one's. */
 function comparisonLines(where: Where, measured: Record<Store, Pulls[]>, stored: Record<Store, number>): string[] {
-  const from = (store: Store) => measured[store].filter((pulls) => pulls.where === where);
-  const [short, long] = [from('short'), from('long')];
+  const [short, long] = [pullsFrom(measured.short, where), pullsFrom(measured.long, where)];
   const [shortAll, longAll] = [summed(short), summed(long)];
   const byRound = long.map((pulls, i) => summed([pulls]).cpuMicros / summed([short[i]!]).cpuMicros);
   const cpuRatio = longAll.cpuMicros / shortAll.cpuMicros;
@@ -86,6 +85,8 @@ function comparisonLines(where: Where, measured: Record<Store, Pulls[]>, stored:
       `${byRound.map((ratio) => fixed(ratio, 2)).join(', ')} (median ${fixed(median(byRound), 2)})`,
   ];
 }
+
+const pullsFrom = (measures: Pulls[], where: Where) => measures.filter((pulls) => pulls.where === where);
 
 /** The rate and the service's CPU per pull of several measures taken as one. */
 function summed(measures: Pulls[]): { rate: number; cpuMicros: number } {

@@ -41,7 +41,7 @@ export async function streamPhase(
 ): Promise<void> {
   const { events: count, concurrency } = settings;
   console.log(`\nagent stream: ${count} pre-signed public events published, ${concurrency} in flight`);
-  await untilIdle(stackProcesses(stack), SERVICE_PROCESS); // its start's work would count against raw
+  await serviceIdle(stack); // its start's work would count against raw
   const raw = await rawPublishes(stack, Math.max(count, RAW_AT_LEAST), 450);
   const { measured, cpu } = await load.timed(publishJob(stack), { ...clients, ...stackProcesses(stack) });
   const published = perSecond(measured);
@@ -66,14 +66,13 @@ export async function streamPhase(
     await fillStream(stack, settings.streamStored);
     const seconds = (performance.now() - started) / 1000;
     console.log(`\n  stream filled to ${settings.streamStored} events over NATS and projected by the service in ${fixed(seconds)} s`);
-    const waited = await untilIdle(stackProcesses(stack), SERVICE_PROCESS);
-    console.log(`  then the service ${idleWaitText(waited)} more (idle: under 5% of a core, LevelDB's compactions of the fill done)`);
+    console.log(`  then the service ${idleWaitText(await serviceIdle(stack))} more (idle: under 5% of a core, LevelDB's compactions of the fill done)`);
     await pullRates(load, stack, clients);
     await startShort(async (short) => {
       const published = await load.run(publishJob(short));
       if (published.failures.length > 0) throw new Error(`publishes to the second service failed: ${JSON.stringify(published.failures)}`);
       await untilStored(short);
-      console.log(`\n  the second service given ${count} events, ${idleWaitText(await untilIdle(stackProcesses(short), SERVICE_PROCESS))}`);
+      console.log(`\n  the second service given ${count} events, ${idleWaitText(await serviceIdle(short))}`);
       const stores = { short, long: stack };
       await alternatedPulls(load, stores, clients, "the short store's events in LevelDB's memtable, the long store's oldest in its tables");
       // A reopened LevelDB writes the memtable its log held out to a table: one store changes at a time.
@@ -88,8 +87,11 @@ export async function streamPhase(
 /** Restarts the service of `stack` and waits until it is idle, saying how long that took. */
 async function restartedAndIdle(stack: Stack, name: string, restart: (stack: Stack) => Promise<void>): Promise<void> {
   await restart(stack);
-  console.log(`\n  ${name} restarted, ${idleWaitText(await untilIdle(stackProcesses(stack), SERVICE_PROCESS))}`);
+  console.log(`\n  ${name} restarted, ${idleWaitText(await serviceIdle(stack))}`);
 }
+
+/** Waits until the service of `stack` is idle (`untilIdle`). */
+const serviceIdle = (stack: Stack) => untilIdle(stackProcesses(stack), SERVICE_PROCESS);
 
 const publishJob = (stack: Stack) =>
   ({ kind: 'events' as const, url: stack.url, count: settings.events, concurrency: settings.concurrency });

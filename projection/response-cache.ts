@@ -43,10 +43,11 @@ export class ResponseCache {
   private add(id: string, pactText: string): Buffer {
     this.drop(id);
     const body = bytesOf(pactText);
-    if (memoryOf(body) > this.maxBytes) return body;
-    this.makeRoom(memoryOf(body));
+    const size = memoryOf(body);
+    if (size > this.maxBytes) return body;
+    this.makeRoom(size);
     this.bodies.set(id, { body, read: false });
-    this.bytes += memoryOf(body);
+    this.bytes += size;
     return body;
   }
 
