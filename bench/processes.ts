@@ -74,9 +74,18 @@ export function addedCpu(a: CpuUse, b: CpuUse): CpuUse {
 }
 
 /** The resident set of a process in MiB (VmRSS of /proc/<pid>/status). */
-export function rssMiB(pid: number): number {
-  const kib = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-  return Number(kib) / 1024;
+export const rssMiB = (pid: number): number => statusMiB(pid).VmRSS;
+
+/**
+ * A process's resident set in MiB (/proc/<pid>/status): all of it (`VmRSS`); its anonymous memory (`RssAnon`:
+ * heaps, stacks); its pages of mapped files (`RssFile`: the binary, and LevelDB's tables, which it maps to read);
+ * and the most it has had resident since it started (`VmHWM`, the kernel's high-water mark: peaks between
+ * samples count).
+ */
+export function statusMiB(pid: number): Record<'VmRSS' | 'RssAnon' | 'RssFile' | 'VmHWM', number> {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB$`, 'm').exec(status)?.[1]) / 1024;
+  return { VmRSS: field('VmRSS'), RssAnon: field('RssAnon'), RssFile: field('RssFile'), VmHWM: field('VmHWM') };
 }
 
 /** The name the report gives the service's process. */

@@ -4,7 +4,7 @@ import { JOURNAL_STREAM } from '../actors/subjects.js';
 import type { Stack } from '../tests/support/stack.js';
 import { withJetStream } from './jetstream.js';
 import type { LoadGenerator } from './load-generator.js';
-import { cpuSeconds, rssMiB, stackProcesses, type Processes } from './processes.js';
+import { cpuSeconds, rssMiB, stackProcesses, statusMiB, type Processes } from './processes.js';
 import { cpuLines, failureLines, print, routeLines } from './report.js';
 import { settings } from './settings.js';
 import { fixed } from './stats.js';
@@ -40,7 +40,12 @@ export async function storedPacts(load: LoadGenerator, stack: Stack, clients: Pr
 
   console.log(`\ncold activation: ${cold} random stored pacts, one at a time: the seller's fund (X-PAYMENT) on the passivated pact, then the buyer's on the live one${pageCache}`);
   const activations = await load.run({ kind: 'cold', url: stack.url, count: cold });
-  print([...routeLines(activations), `${await activationLine(stack)}${pageCache}`, ...failureLines('failures', activations), `live actors after: ${await liveActors(stack)}`]);
+  print([
+    ...routeLines(activations),
+    `${await activationLine(stack)}${pageCache}`,
+    ...failureLines('failures', activations),
+    `live actors after: ${await liveActors(stack)}; memory ${memory(stack)}`,
+  ]);
   print([await journalSize(stack)]);
 }
 
@@ -67,7 +72,12 @@ function journalSize(stack: Stack): Promise<string> {
   });
 }
 
-const memory = (stack: Stack) => `RSS pact service ${fixed(rssMiB(stack.serverPid!))} MiB, nats-server ${fixed(rssMiB(stack.natsPid!))} MiB`;
+/** The service's RSS now, its parts, and its highest so far; nats-server's. */
+function memory(stack: Stack): string {
+  const service = statusMiB(stack.serverPid!);
+  const parts = `anonymous ${fixed(service.RssAnon)}, mapped files ${fixed(service.RssFile)}; peak so far ${fixed(service.VmHWM)}`;
+  return `RSS pact service ${fixed(service.VmRSS)} MiB (${parts}), nats-server ${fixed(rssMiB(stack.natsPid!))} MiB`;
+}
 
 /** What `/health` says of the service's actors (docs/API.md). */
 interface ActorsHealth {
