@@ -1,6 +1,6 @@
 /** CPU time and memory of the bench's processes, read from /proc (Linux). */
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import type { Stack } from '../tests/support/stack.js';
 import { fixed } from './stats.js';
 
@@ -41,7 +41,7 @@ export async function cpuUsedDuring<T>(processes: Processes, work: () => Promise
   return { result, cpu: { seconds, wallMs }, startedAt };
 }
 
-/** How long `untilIdle` waited, and whether the process went idle in that time. */
+/** How long a wait for processes to go idle (`untilIdle`, the stored phase's settling) lasted, and whether they did. */
 export interface IdleWait {
   seconds: number;
   idle: boolean;
@@ -76,16 +76,34 @@ export function addedCpu(a: CpuUse, b: CpuUse): CpuUse {
 /** The resident set of a process in MiB (VmRSS of /proc/<pid>/status). */
 export const rssMiB = (pid: number): number => statusMiB(pid).VmRSS;
 
+type StatusField = 'VmRSS' | 'RssAnon' | 'RssFile' | 'VmHWM';
+const STATUS_FIELDS: StatusField[] = ['VmRSS', 'RssAnon', 'RssFile', 'VmHWM'];
+
 /**
- * A process's resident set in MiB (/proc/<pid>/status): all of it (`VmRSS`); its anonymous memory (`RssAnon`:
- * heaps, stacks); its pages of mapped files (`RssFile`: the binary, and LevelDB's tables, which it maps to read);
- * and the most it has had resident since it started (`VmHWM`, the kernel's high-water mark: peaks between
- * samples count).
+ * A process's resident set in MiB (/proc/<pid>/status): all of it (`VmRSS`), of which its anonymous memory
+ * (`RssAnon`: heaps, stacks) and its pages of mapped files (`RssFile`: the node binary and libraries, and the
+ * LevelDB tables it has mapped to read; `RssShmem`, the rest, is not shown); and the most it has had resident
+ * (`VmHWM`, the kernel's high-water mark, since the process started or `resetPeakRss`: peaks between samples count).
  */
-export function statusMiB(pid: number): Record<'VmRSS' | 'RssAnon' | 'RssFile' | 'VmHWM', number> {
+export function statusMiB(pid: number): Record<StatusField, number> {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB$`, 'm').exec(status)?.[1]) / 1024;
-  return { VmRSS: field('VmRSS'), RssAnon: field('RssAnon'), RssFile: field('RssFile'), VmHWM: field('VmHWM') };
+  return Object.fromEntries(STATUS_FIELDS.map((name) => [name, fieldMiB(status, name, pid)])) as Record<StatusField, number>;
+}
+
+function fieldMiB(status: string, name: StatusField, pid: number): number {
+  const kib = new RegExp(`^${name}:\\s+(\\d+) kB$`, 'm').exec(status)?.[1];
+  if (kib === undefined) throw new Error(`no ${name} in /proc/${pid}/status`);
+  return Number(kib) / 1024;
+}
+
+/** Starts the process's peak (`VmHWM`) again from its RSS now (Linux: 5 written to clear_refs); false where that is refused. */
+export function resetPeakRss(pid: number): boolean {
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, '5');
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** The name the report gives the service's process. */

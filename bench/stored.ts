@@ -4,7 +4,7 @@ import { JOURNAL_STREAM } from '../actors/subjects.js';
 import type { Stack } from '../tests/support/stack.js';
 import { withJetStream } from './jetstream.js';
 import type { LoadGenerator } from './load-generator.js';
-import { cpuSeconds, rssMiB, stackProcesses, statusMiB, type Processes } from './processes.js';
+import { cpuSeconds, idleWaitText, resetPeakRss, rssMiB, stackProcesses, statusMiB, type IdleWait, type Processes } from './processes.js';
 import { cpuLines, failureLines, print, routeLines } from './report.js';
 import { settings } from './settings.js';
 import { fixed } from './stats.js';
@@ -33,8 +33,10 @@ export async function storedPacts(load: LoadGenerator, stack: Stack, clients: Pr
   const waitStart = performance.now();
   const live = await passivated(stack);
   print([`memory after passivation  ${memory(stack)}, live actors ${live} (${fixed((performance.now() - waitStart) / 1000)} s after the creates)`]);
-  const settledIn = await settled(stackProcesses(stack));
-  print([`settled (service and nats-server under ${SETTLED_CPU * 100}% CPU over ${SETTLE_WINDOW_MS / 1000} s: LevelDB compactions done) ${fixed(settledIn / 1000)} s later, ${memory(stack)}`]);
+  const rest = await settled(stackProcesses(stack));
+  const atRest = `service and nats-server under ${SETTLED_CPU * 100}% CPU over ${SETTLE_WINDOW_MS / 1000} s: LevelDB compactions done`;
+  print([`${rest.idle ? 'settled' : 'NOT settled'} (${atRest}): ${idleWaitText(rest)}, ${memory(stack)}`]);
+  const peakReset = resetPeakRss(stack.serverPid!);
 
   const pageCache = settings.coldDropCaches ? `; ${await dropPageCache()}` : '';
 
@@ -44,7 +46,7 @@ export async function storedPacts(load: LoadGenerator, stack: Stack, clients: Pr
     ...routeLines(activations),
     `${await activationLine(stack)}${pageCache}`,
     ...failureLines('failures', activations),
-    `live actors after: ${await liveActors(stack)}; memory ${memory(stack)}`,
+    `live actors after: ${await liveActors(stack)}; memory ${memory(stack, peakReset ? 'peak during the cold activations' : undefined)}`,
   ]);
   print([await journalSize(stack)]);
 }
@@ -72,10 +74,10 @@ function journalSize(stack: Stack): Promise<string> {
   });
 }
 
-/** The service's RSS now, its parts, and its highest so far; nats-server's. */
-function memory(stack: Stack): string {
+/** The service's RSS now, its parts, and its highest since it started (or since `peak` says); nats-server's. */
+function memory(stack: Stack, peak = 'peak since the service started'): string {
   const service = statusMiB(stack.serverPid!);
-  const parts = `anonymous ${fixed(service.RssAnon)}, mapped files ${fixed(service.RssFile)}; peak so far ${fixed(service.VmHWM)}`;
+  const parts = `of which anonymous ${fixed(service.RssAnon)}, mapped files ${fixed(service.RssFile)}; ${peak} ${fixed(service.VmHWM)}`;
   return `RSS pact service ${fixed(service.VmRSS)} MiB (${parts}), nats-server ${fixed(rssMiB(stack.natsPid!))} MiB`;
 }
 
@@ -103,16 +105,17 @@ const SETTLE_TIMEOUT_MS = 180_000;
 /**
  * Waits until `processes` together use less than SETTLED_CPU of a core over SETTLE_WINDOW_MS: a pact
  * untouched for days is activated on a service at rest, not during the compactions a bulk load leaves.
- * Resolves to the milliseconds it waited (at most SETTLE_TIMEOUT_MS).
+ * Gives up after SETTLE_TIMEOUT_MS (a profiled service never goes that quiet), and says which it was.
  */
-async function settled(processes: Processes): Promise<number> {
+async function settled(processes: Processes): Promise<IdleWait> {
   const start = performance.now();
-  while (performance.now() - start < SETTLE_TIMEOUT_MS) {
+  const seconds = () => (performance.now() - start) / 1000;
+  while (seconds() < SETTLE_TIMEOUT_MS / 1000) {
     const before = total(cpuSeconds(processes));
     await new Promise((resolve) => setTimeout(resolve, SETTLE_WINDOW_MS));
-    if ((total(cpuSeconds(processes)) - before) / (SETTLE_WINDOW_MS / 1000) < SETTLED_CPU) break;
+    if ((total(cpuSeconds(processes)) - before) / (SETTLE_WINDOW_MS / 1000) < SETTLED_CPU) return { seconds: seconds(), idle: true };
   }
-  return performance.now() - start;
+  return { seconds: seconds(), idle: false };
 }
 
 const total = (seconds: Map<string, number>) => [...seconds.values()].reduce((a, b) => a + b, 0);
