@@ -1,3 +1,5 @@
+import { buildSync } from 'esbuild';
+import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { AsyncSigner } from './node-signer.js';
 import { learnPublicKey, type DecodedKey } from './party.js';
@@ -46,12 +48,19 @@ export class VerifierStopped extends Error {
   }
 }
 
-const WORKER_MODULE = new URL('./verify-worker.ts', import.meta.url).href;
-/** A worker thread does not inherit the main thread's TypeScript loader (tsx): it registers its own. */
-const WORKER_BOOTSTRAP = `
-  const { workerData } = require('node:worker_threads');
-  setTimeout(() => import('tsx/esm/api').then(({ register }) => { register(); return import(workerData.module); }), workerData.delayMs);
-`;
+const WORKER_ENTRY = fileURLToPath(new URL('./verify-worker.ts', import.meta.url));
+let workerCode: string | undefined;
+
+/**
+ * What a worker runs: verify-worker.ts and its imports, bundled into one script by esbuild (what tsx compiles
+ * with), once per process, and started after `workerData.delayMs`. A worker thread does not inherit the main
+ * thread's TypeScript loader, and registering tsx in it adds a loader thread of its own: about 11 MiB more RSS
+ * a worker, measured (docs/ARCHITECTURE.md, Memory budget).
+ */
+function workerScript(): string {
+  workerCode ??= buildSync({ entryPoints: [WORKER_ENTRY], bundle: true, platform: 'node', format: 'cjs', target: 'node20', write: false }).outputFiles[0]!.text;
+  return `const { workerData } = require('node:worker_threads');\nsetTimeout(() => {\n${workerCode}\n}, workerData.delayMs);`;
+}
 const RESPAWN_DELAY_MS = 1_000;
 
 interface Waiting {
@@ -115,7 +124,7 @@ export class VerifyPool implements Verifier {
   }
 
   private spawn(delayMs = 0): Worker {
-    const worker = new Worker(WORKER_BOOTSTRAP, { eval: true, workerData: { module: WORKER_MODULE, delayMs, signingKey: this.signingKey } });
+    const worker = new Worker(workerScript(), { eval: true, workerData: { delayMs, signingKey: this.signingKey } });
     worker.on('message', ({ id, results, decoded }: BatchAnswer) => {
       for (const key of decoded) learnPublicKey(key);
       const waiting = this.waiting.get(id) ?? [];
