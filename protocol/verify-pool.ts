@@ -1,4 +1,5 @@
-import { buildSync } from 'esbuild';
+import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { AsyncSigner } from './node-signer.js';
@@ -49,17 +50,27 @@ export class VerifierStopped extends Error {
 }
 
 const WORKER_ENTRY = fileURLToPath(new URL('./verify-worker.ts', import.meta.url));
+const ESBUILD = createRequire(import.meta.url).resolve('esbuild/bin/esbuild');
 let workerCode: string | undefined;
 
 /**
- * What a worker runs: verify-worker.ts and its imports, bundled into one script by esbuild (what tsx compiles
- * with), once per process, and started after `workerData.delayMs`. A worker thread does not inherit the main
- * thread's TypeScript loader, and registering tsx in it adds a loader thread of its own: about 11 MiB more RSS
- * a worker, measured (docs/ARCHITECTURE.md, Memory budget).
+ * What a worker runs: verify-worker.ts and its imports, bundled into one script once per process by the
+ * esbuild command (the compiler tsx runs on; a process that exits when done, where esbuild's JS API would keep
+ * a thread and a service process for good), and started after `workerData.delayMs`. A worker thread does not
+ * inherit the main thread's TypeScript loader, and registering tsx in it adds a loader thread of its own:
+ * some 25 MiB more RSS for one worker (docs/ARCHITECTURE.md, Memory budget). A warning fails the build: it would be code
+ * that runs otherwise than its source says (an `import.meta` in a CommonJS bundle, say).
  */
 function workerScript(): string {
-  workerCode ??= buildSync({ entryPoints: [WORKER_ENTRY], bundle: true, platform: 'node', format: 'cjs', target: 'node20', write: false }).outputFiles[0]!.text;
+  workerCode ??= bundled(WORKER_ENTRY);
   return `const { workerData } = require('node:worker_threads');\nsetTimeout(() => {\n${workerCode}\n}, workerData.delayMs);`;
+}
+
+function bundled(entry: string): string {
+  const args = [entry, '--bundle', '--platform=node', '--format=cjs', '--target=node20', '--log-level=warning'];
+  const { error, status, stdout, stderr } = spawnSync(ESBUILD, args, { encoding: 'utf8', maxBuffer: 16 * 2 ** 20 });
+  if (error || status !== 0 || stderr) throw new Error(`the verification worker could not be bundled: ${error?.message ?? stderr}`);
+  return stdout;
 }
 const RESPAWN_DELAY_MS = 1_000;
 
