@@ -41,26 +41,30 @@ export async function cpuUsedDuring<T>(processes: Processes, work: () => Promise
   return { result, cpu: { seconds, wallMs }, startedAt };
 }
 
-/** How long a wait for processes to go idle (`untilIdle`, the stored phase's settling) lasted, and whether they did. */
+/** How long an `untilIdle` wait lasted, and whether the processes went idle in that time. */
 export interface IdleWait {
   seconds: number;
   idle: boolean;
 }
 
+/** Under this share of one core a process counts as idle. */
+const IDLE_SHARE = 0.05;
+
 /**
- * Waits until `name` of `processes` uses less than a twentieth of a core over a second (work left from
+ * Waits until `processes` together use less than IDLE_SHARE of a core over `windowMs` (work left from
  * before, such as LevelDB's compactions), at most `maxSeconds`.
  */
-export async function untilIdle(processes: Processes, name: string, maxSeconds = 300): Promise<IdleWait> {
+export async function untilIdle(processes: Processes, { windowMs = 1_000, maxSeconds = 300 } = {}): Promise<IdleWait> {
   const started = performance.now();
-  const used = () => cpuSeconds(processes).get(name) ?? 0;
-  for (let before = used(); (performance.now() - started) / 1000 < maxSeconds; ) {
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+  const seconds = () => (performance.now() - started) / 1000;
+  const used = () => [...cpuSeconds(processes).values()].reduce((a, b) => a + b, 0);
+  for (let before = used(); seconds() < maxSeconds; ) {
+    await new Promise((resolve) => setTimeout(resolve, windowMs));
     const now = used();
-    if (now - before < 0.05) return { seconds: (performance.now() - started) / 1000, idle: true };
+    if (now - before < (IDLE_SHARE * windowMs) / 1000) return { seconds: seconds(), idle: true };
     before = now;
   }
-  return { seconds: (performance.now() - started) / 1000, idle: false };
+  return { seconds: seconds(), idle: false };
 }
 
 /** What an `untilIdle` wait came to, for the report. */

@@ -4,7 +4,7 @@ import { JOURNAL_STREAM } from '../actors/subjects.js';
 import type { Stack } from '../tests/support/stack.js';
 import { withJetStream } from './jetstream.js';
 import type { LoadGenerator } from './load-generator.js';
-import { cpuSeconds, idleWaitText, resetPeakRss, rssMiB, stackProcesses, statusMiB, type IdleWait, type Processes } from './processes.js';
+import { idleWaitText, resetPeakRss, rssMiB, stackProcesses, statusMiB, untilIdle, type Processes } from './processes.js';
 import { cpuLines, failureLines, print, routeLines } from './report.js';
 import { settings } from './settings.js';
 import { fixed } from './stats.js';
@@ -33,8 +33,9 @@ export async function storedPacts(load: LoadGenerator, stack: Stack, clients: Pr
   const waitStart = performance.now();
   const live = await passivated(stack);
   print([`memory after passivation  ${memory(stack)}, live actors ${live} (${fixed((performance.now() - waitStart) / 1000)} s after the creates)`]);
-  const rest = await settled(stackProcesses(stack));
-  const atRest = `service and nats-server under ${SETTLED_CPU * 100}% CPU over ${SETTLE_WINDOW_MS / 1000} s: LevelDB compactions done`;
+  // A pact untouched for days is activated on a service at rest, not during the compactions a bulk load leaves.
+  const rest = await untilIdle(stackProcesses(stack), { windowMs: 2_000, maxSeconds: 180 });
+  const atRest = 'service and nats-server under 5% of a core over 2 s: LevelDB compactions done';
   print([`${rest.idle ? 'settled' : 'NOT settled'} (${atRest}): ${idleWaitText(rest)}, ${memory(stack)}`]);
   const peakReset = resetPeakRss(stack.serverPid!);
 
@@ -98,27 +99,6 @@ async function activationLine(stack: Stack): Promise<string> {
   return `activation alone (the service's own timing of its last ${last} actors loaded from a record, /health) p50 ${p50Ms} ms, p99 ${p99Ms} ms`;
 }
 
-const SETTLED_CPU = 0.05;
-const SETTLE_WINDOW_MS = 2_000;
-const SETTLE_TIMEOUT_MS = 180_000;
-
-/**
- * Waits until `processes` together use less than SETTLED_CPU of a core over SETTLE_WINDOW_MS: a pact
- * untouched for days is activated on a service at rest, not during the compactions a bulk load leaves.
- * Gives up after SETTLE_TIMEOUT_MS (a profiled service never goes that quiet), and says which it was.
- */
-async function settled(processes: Processes): Promise<IdleWait> {
-  const start = performance.now();
-  const seconds = () => (performance.now() - start) / 1000;
-  while (seconds() < SETTLE_TIMEOUT_MS / 1000) {
-    const before = total(cpuSeconds(processes));
-    await new Promise((resolve) => setTimeout(resolve, SETTLE_WINDOW_MS));
-    if ((total(cpuSeconds(processes)) - before) / (SETTLE_WINDOW_MS / 1000) < SETTLED_CPU) return { seconds: seconds(), idle: true };
-  }
-  return { seconds: seconds(), idle: false };
-}
-
-const total = (seconds: Map<string, number>) => [...seconds.values()].reduce((a, b) => a + b, 0);
 
 /** Waits until the host has passivated every actor (or the timeout) and returns the live actors left. */
 async function passivated(stack: Stack): Promise<number> {

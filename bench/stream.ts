@@ -91,7 +91,7 @@ async function restartedAndIdle(stack: Stack, name: string, restart: (stack: Sta
 }
 
 /** Waits until the service of `stack` is idle (`untilIdle`). */
-const serviceIdle = (stack: Stack) => untilIdle(stackProcesses(stack), SERVICE_PROCESS);
+const serviceIdle = (stack: Stack) => untilIdle({ [SERVICE_PROCESS]: stack.serverPid! });
 
 const publishJob = (stack: Stack) =>
   ({ kind: 'events' as const, url: stack.url, count: settings.events, concurrency: settings.concurrency });
