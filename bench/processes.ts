@@ -45,6 +45,8 @@ export async function cpuUsedDuring<T>(processes: Processes, work: () => Promise
 export interface IdleWait {
   seconds: number;
   idle: boolean;
+  /** The span over which the processes' CPU was compared with IDLE_SHARE. */
+  windowMs: number;
 }
 
 /** Under this share of one core a process counts as idle. */
@@ -61,14 +63,15 @@ export async function untilIdle(processes: Processes, { windowMs = 1_000, maxSec
   for (let before = used(); seconds() < maxSeconds; ) {
     await new Promise((resolve) => setTimeout(resolve, windowMs));
     const now = used();
-    if (now - before < (IDLE_SHARE * windowMs) / 1000) return { seconds: seconds(), idle: true };
+    if (now - before < (IDLE_SHARE * windowMs) / 1000) return { seconds: seconds(), idle: true, windowMs };
     before = now;
   }
-  return { seconds: seconds(), idle: false };
+  return { seconds: seconds(), idle: false, windowMs };
 }
 
 /** What an `untilIdle` wait came to, for the report. */
-export const idleWaitText = ({ seconds, idle }: IdleWait) => `${idle ? 'idle' : 'still busy'} after ${fixed(seconds)} s`;
+export const idleWaitText = ({ seconds, idle, windowMs }: IdleWait) =>
+  `${idle ? 'idle' : 'still busy'} (under ${IDLE_SHARE * 100}% of a core over ${windowMs / 1000} s) after ${fixed(seconds)} s`;
 
 /** CPU use over several spans, as one. */
 export function addedCpu(a: CpuUse, b: CpuUse): CpuUse {

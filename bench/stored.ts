@@ -35,8 +35,7 @@ export async function storedPacts(load: LoadGenerator, stack: Stack, clients: Pr
   print([`memory after passivation  ${memory(stack)}, live actors ${live} (${fixed((performance.now() - waitStart) / 1000)} s after the creates)`]);
   // A pact untouched for days is activated on a service at rest, not during the compactions a bulk load leaves.
   const rest = await untilIdle(stackProcesses(stack), { windowMs: 2_000, maxSeconds: 180 });
-  const atRest = 'service and nats-server under 5% of a core over 2 s: LevelDB compactions done';
-  print([`${rest.idle ? 'settled' : 'NOT settled'} (${atRest}): ${idleWaitText(rest)}, ${memory(stack)}`]);
+  print([`${rest.idle ? 'settled' : 'NOT settled'} (service and nats-server; LevelDB compactions done): ${idleWaitText(rest)}, ${memory(stack)}`]);
   const peakReset = resetPeakRss(stack.serverPid!);
 
   const pageCache = settings.coldDropCaches ? `; ${await dropPageCache()}` : '';
@@ -98,7 +97,6 @@ async function activationLine(stack: Stack): Promise<string> {
   const { last, p50Ms, p99Ms } = (await actorsHealth(stack)).activations;
   return `activation alone (the service's own timing of its last ${last} actors loaded from a record, /health) p50 ${p50Ms} ms, p99 ${p99Ms} ms`;
 }
-
 
 /** Waits until the host has passivated every actor (or the timeout) and returns the live actors left. */
 async function passivated(stack: Stack): Promise<number> {

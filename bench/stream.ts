@@ -66,7 +66,7 @@ export async function streamPhase(
     await fillStream(stack, settings.streamStored);
     const seconds = (performance.now() - started) / 1000;
     console.log(`\n  stream filled to ${settings.streamStored} events over NATS and projected by the service in ${fixed(seconds)} s`);
-    console.log(`  then the service ${idleWaitText(await serviceIdle(stack))} more (idle: under 5% of a core, LevelDB's compactions of the fill done)`);
+    console.log(`  then the service ${idleWaitText(await serviceIdle(stack))} more (LevelDB's compactions of the fill done)`);
     await pullRates(load, stack, clients);
     await startShort(async (short) => {
       const published = await load.run(publishJob(short));

@@ -51,19 +51,19 @@ export class VerifierStopped extends Error {
 
 const WORKER_ENTRY = fileURLToPath(new URL('./verify-worker.ts', import.meta.url));
 const ESBUILD = createRequire(import.meta.url).resolve('esbuild/bin/esbuild');
-let workerCode: string | undefined;
+let workerSource: string | undefined;
 
 /**
  * What a worker runs: verify-worker.ts and its imports, bundled into one script once per process by the
- * esbuild command (the compiler tsx runs on; a process that exits when done, where esbuild's JS API would keep
- * a thread and a service process for good), and started after `workerData.delayMs`. A worker thread does not
- * inherit the main thread's TypeScript loader, and registering tsx in it adds a loader thread of its own:
- * some 25 MiB more RSS for one worker (docs/ARCHITECTURE.md, Memory budget). A warning fails the build: it would be code
- * that runs otherwise than its source says (an `import.meta` in a CommonJS bundle, say).
+ * esbuild command (the compiler tsx runs on; a process that exits when done, where esbuild's JS API would
+ * keep a thread and a service process for good), and started after `workerData.delayMs`. A worker thread
+ * does not inherit the main thread's TypeScript loader, and registering tsx in it adds a loader thread of
+ * its own: some 25 MiB more RSS for one worker (docs/ARCHITECTURE.md, Memory budget). A warning fails the
+ * build: it would be code that runs otherwise than its source says (an `import.meta` in a CommonJS bundle, say).
  */
 function workerScript(): string {
-  workerCode ??= bundled(WORKER_ENTRY);
-  return `const { workerData } = require('node:worker_threads');\nsetTimeout(() => {\n${workerCode}\n}, workerData.delayMs);`;
+  workerSource ??= `const { workerData } = require('node:worker_threads');\nsetTimeout(() => {\n${bundled(WORKER_ENTRY)}\n}, workerData.delayMs);`;
+  return workerSource;
 }
 
 function bundled(entry: string): string {
